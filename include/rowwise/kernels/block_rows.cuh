@@ -1,0 +1,29 @@
+// Strategy `block`: a row lives in the registers of a whole block (blockDim.x threads, K packs each),
+// reduced across warps through shared memory. Rows of up to blockDim.x * K packs; a block loops over
+// rows, so the grid needs only as many blocks as fit on the GPU at once.
+#pragma once
+#include "../primitives/block_reduce.cuh"
+#include "row_common.cuh"
+
+namespace rowwise {
+
+template <class Op, int N, int K, class Io>
+__global__ void __launch_bounds__(1024) block_rows_kernel(Io io, int64_t rows, int64_t cols) {
+  using In = typename Op::In;
+  using State = typename Op::State;
+  __shared__ State slots[2][kMaxWarpsPerBlock];
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
+    const int phase = io.template phase<N>(row);
+    const int64_t packs = packs_in_row(cols, phase, N);
+    In v[K * N];
+    load_strided_packs<Op, N, K>(io, v, row, threadIdx.x, blockDim.x, packs, phase, cols);
+    const State state =
+        block_allreduce(Op::template reduce<K * N>(v), CombineOf<Op>{}, Op::identity(), slots[parity]);
+    const auto fin = Op::finalize(state);
+    map_and_store_strided_packs<Op, N, K>(io, v, fin, row, threadIdx.x, blockDim.x, packs, phase, cols);
+    if (threadIdx.x == 0) Op::emit(io, row, fin);
+  }
+}
+
+}  // namespace rowwise

@@ -1,0 +1,38 @@
+// Strategy `two_pass`: rows of any length. One block per row streams it twice from global memory:
+// once to reduce, once to map. Correct for every length; long rows at full speed are the `split` and
+// `cluster` strategies' job.
+#pragma once
+#include "../primitives/block_reduce.cuh"
+#include "row_common.cuh"
+
+namespace rowwise {
+
+inline constexpr int kTwoPassBatch = 4;
+
+template <class Op, int N, class Io>
+__global__ void __launch_bounds__(1024) two_pass_rows_kernel(Io io, int64_t rows, int64_t cols) {
+  using In = typename Op::In;
+  using State = typename Op::State;
+  __shared__ State slots[2][kMaxWarpsPerBlock];
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
+    const int phase = io.template phase<N>(row);
+    const int64_t packs = packs_in_row(cols, phase, N);
+    State state = Op::identity();
+    for (int64_t p0 = threadIdx.x; p0 < packs; p0 += kTwoPassBatch * blockDim.x) {
+      In v[kTwoPassBatch * N];
+      load_strided_packs<Op, N, kTwoPassBatch>(io, v, row, p0, blockDim.x, packs, phase, cols);
+      state = Op::combine(state, Op::template reduce<kTwoPassBatch * N>(v));
+    }
+    state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
+    const auto fin = Op::finalize(state);
+    for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
+      In v[N];
+      load_pack_of_row<Op, N>(io, v, row, p * N - phase, cols);
+      map_and_store_pack<Op, N>(io, v, fin, row, p * N - phase, cols);
+    }
+    if (threadIdx.x == 0) Op::emit(io, row, fin);
+  }
+}
+
+}  // namespace rowwise

@@ -1,0 +1,59 @@
+// Op policies for softmax and log-softmax.
+//
+// An op policy tells a row strategy how to reduce a row and map it:
+//   In          element read from the inputs (Acc, or a struct for several inputs)
+//   State       partial reduction; identity(), combine(a, b)
+//   pad()       value given to slots outside the row; it must not change a reduction
+//   reduce<M>   one thread's state over M register values
+//   finalize    row state -> Final, the constants of the map
+//   map(v, f)   output element (Acc)
+//   emit        per-row side output written once per row (none here)
+#pragma once
+#include "../primitives/max_sum.cuh"
+#include "../primitives/numeric.cuh"
+
+namespace rowwise {
+
+template <class A> struct SoftmaxOpBase {
+  using Acc = A;
+  using In = A;
+  using State = MaxSum<A>;
+
+  __device__ static In pad() { return -math::infinity<A>(); }
+  __device__ static State identity() { return State::empty(); }
+  __device__ static State combine(const State& a, const State& b) { return State::combine(a, b); }
+
+  // Max first, then one exp per value (an online update per value would cost two).
+  template <int M> __device__ static State reduce(const In* v) {
+    A m = v[0];
+#pragma unroll
+    for (int i = 1; i < M; ++i) m = math::max_nan(m, v[i]);
+    if (m == -math::infinity<A>()) return State::empty();
+    A s = 0;
+#pragma unroll
+    for (int i = 0; i < M; ++i) s += math::exp(v[i] - m);
+    return {m, s};
+  }
+
+  template <class Io, class Final> __device__ static void emit(const Io&, int64_t, const Final&) {}
+};
+
+template <class A> struct SoftmaxOp : SoftmaxOpBase<A> {
+  struct Final {
+    A m, inv_sum;
+  };
+  // All -inf row: s = 0, inv_sum = inf, exp(-inf - -inf) = NaN: NaN like PyTorch.
+  __device__ static Final finalize(const MaxSum<A>& st) { return {st.m, A(1) / st.s}; }
+  __device__ static A map(A x, const Final& f) { return math::exp(x - f.m) * f.inv_sum; }
+};
+
+template <class A> struct LogSoftmaxOp : SoftmaxOpBase<A> {
+  struct Final {
+    A m, log_sum;
+  };
+  __device__ static Final finalize(const MaxSum<A>& st) { return {st.m, math::log(st.s)}; }
+  // (x - m) first: exact for nearby x and m, so shifted rows keep their precision.
+  __device__ static A map(A x, const Final& f) { return (x - f.m) - f.log_sum; }
+};
+
+}  // namespace rowwise

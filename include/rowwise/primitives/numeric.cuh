@@ -1,0 +1,54 @@
+// Element types, their accumulation types and the scalar math every op uses.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace rowwise {
+
+// Half and bfloat16 accumulate in float, double in double (design contract).
+template <class T> struct AccumulateOf { using type = float; };
+template <> struct AccumulateOf<double> { using type = double; };
+template <class T> using acc_t = typename AccumulateOf<T>::type;
+
+
+// Conversions between storage and accumulation types, rounding to nearest on the way back.
+template <class A, class T> __host__ __device__ inline A load_as(T v) { return static_cast<A>(v); }
+template <> __host__ __device__ inline float load_as<float, __half>(__half v) { return __half2float(v); }
+template <> __host__ __device__ inline float load_as<float, __nv_bfloat16>(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+template <class T, class A> __host__ __device__ inline T store_as(A v) { return static_cast<T>(v); }
+template <> __host__ __device__ inline __half store_as<__half, float>(float v) { return __float2half_rn(v); }
+template <> __host__ __device__ inline __nv_bfloat16 store_as<__nv_bfloat16, float>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+namespace math {
+
+template <class A> __host__ __device__ inline A infinity();
+template <> __host__ __device__ inline float infinity<float>() { return HUGE_VALF; }
+template <> __host__ __device__ inline double infinity<double>() { return HUGE_VAL; }
+
+// max that propagates NaN (fmax ignores it): NaN anywhere in a row must reach the row's result.
+template <class A> __host__ __device__ inline A max_nan(A a, A b) { return (a != a || a > b) ? a : b; }
+
+// exp(x) for x <= 0 in softmax: on the device __expf keeps ~2 ulp + |x|·2^-23 relative error, far
+// inside the fp32 tolerance where results are not negligible, at one multiply and one MUFU.EX2.
+// The host versions serve the CPU tests of the merge math.
+__host__ __device__ inline float exp(float x) {
+#ifdef __CUDA_ARCH__
+  return __expf(x);
+#else
+  return std::exp(x);
+#endif
+}
+__host__ __device__ inline double exp(double x) { return ::exp(x); }
+__host__ __device__ inline float log(float x) { return ::logf(x); }
+__host__ __device__ inline double log(double x) { return ::log(x); }
+
+}  // namespace math
+}  // namespace rowwise

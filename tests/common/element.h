@@ -1,0 +1,48 @@
+// Host-side facts about the element types under test: names, rounding, tolerances.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <string>
+
+namespace rowwise_test {
+
+enum class Dtype { kF32, kF64, kF16, kBF16 };
+
+inline const char* dtype_name(Dtype d) {
+  switch (d) {
+    case Dtype::kF32: return "fp32";
+    case Dtype::kF64: return "fp64";
+    case Dtype::kF16: return "fp16";
+    case Dtype::kBF16: return "bf16";
+  }
+  return "?";
+}
+
+template <class T> struct Element;
+template <> struct Element<float> {
+  static constexpr Dtype kDtype = Dtype::kF32;
+  static constexpr double kAtol = 1e-6, kRtol = 1e-5;
+  static float from_double(double v) { return static_cast<float>(v); }
+  static double to_double(float v) { return v; }
+};
+template <> struct Element<double> {
+  static constexpr Dtype kDtype = Dtype::kF64;
+  static constexpr double kAtol = 1e-12, kRtol = 1e-10;
+  static double from_double(double v) { return v; }
+  static double to_double(double v) { return v; }
+};
+template <> struct Element<__half> {
+  static constexpr Dtype kDtype = Dtype::kF16;
+  static constexpr double kAtol = 1e-3, kRtol = 1e-3;
+  static __half from_double(double v) { return __float2half_rn(static_cast<float>(v)); }
+  static double to_double(__half v) { return __half2float(v); }
+};
+template <> struct Element<__nv_bfloat16> {
+  static constexpr Dtype kDtype = Dtype::kBF16;
+  static constexpr double kAtol = 8e-3, kRtol = 1.6e-2;
+  static __nv_bfloat16 from_double(double v) { return __float2bfloat16_rn(static_cast<float>(v)); }
+  static double to_double(__nv_bfloat16 v) { return __bfloat162float(v); }
+};
+
+}  // namespace rowwise_test

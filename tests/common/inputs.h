@@ -1,0 +1,59 @@
+// Seeded test inputs that break assumptions: scales, shifts, outliers, constant rows, -inf and NaN.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace rowwise_test {
+
+enum class Values { kNormal, kSmall, kLarge, kShifted, kSpecialRows };
+
+inline const char* values_name(Values v) {
+  switch (v) {
+    case Values::kNormal: return "randn";
+    case Values::kSmall: return "randn*0.1";
+    case Values::kLarge: return "randn*10";
+    case Values::kShifted: return "randn+100";
+    case Values::kSpecialRows: return "special-rows";
+  }
+  return "?";
+}
+
+// Row kinds cycled by kSpecialRows: what each row r % 7 holds.
+inline void fill_special_row(std::vector<double>& row, int64_t r, std::mt19937_64& rng) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_int_distribution<size_t> pick(0, row.size() - 1);
+  for (double& v : row) v = normal(rng);
+  switch (r % 7) {
+    case 0: break;
+    case 1: for (double& v : row) v = -inf; break;                                    // all -inf
+    case 2: row[pick(rng)] = std::numeric_limits<double>::quiet_NaN(); break;          // one NaN
+    case 3: for (size_t c = 0; c < row.size(); c += 2) row[c] = -inf; break;          // half -inf
+    case 4: for (double& v : row) v = 3.25; break;                                    // constant
+    case 5: row[pick(rng)] = 60.0; break;                                             // outlier
+    case 6: row[row.size() - 1] = 30.0; break;                                        // max at the end
+  }
+}
+
+// rows × cols values (dense), then rounded to T by the caller.
+inline std::vector<double> make_values(Values kind, int64_t rows, int64_t cols, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> x(rows * cols);
+  if (kind == Values::kSpecialRows) {
+    std::vector<double> row(cols);
+    for (int64_t r = 0; r < rows; ++r) {
+      fill_special_row(row, r, rng);
+      std::copy(row.begin(), row.end(), x.begin() + r * cols);
+    }
+    return x;
+  }
+  const double scale = kind == Values::kSmall ? 0.1 : kind == Values::kLarge ? 10.0 : 1.0;
+  const double shift = kind == Values::kShifted ? 100.0 : 0.0;
+  for (double& v : x) v = normal(rng) * scale + shift;
+  return x;
+}
+
+}  // namespace rowwise_test

@@ -1,0 +1,101 @@
+// Strategy choice and launch configuration for representative shapes, on an H200-like device.
+#include <gtest/gtest.h>
+#include <rowwise/dispatch/strategy.cuh>
+#include <rowwise/kernels/row_common.cuh>
+#include <rowwise/primitives/pack.cuh>
+
+namespace {
+
+using rowwise::Plan;
+using rowwise::RowShape;
+using rowwise::Strategy;
+
+const rowwise::DeviceInfo kHopper{132, 227 * 1024, 2048, 9};
+
+RowShape aligned_shape(int64_t cols, int elem_bytes, int pack, int64_t rows = 1000) {
+  return RowShape{rows, cols, pack, rowwise::packs_in_row(cols, 0, pack), elem_bytes == 8 ? 8 : 4};
+}
+
+Plan choose(const RowShape& s, Strategy forced = Strategy::kAuto) {
+  Plan p;
+  EXPECT_TRUE(rowwise::choose_plan(s, kHopper, forced, &p)) << "cols " << s.cols;
+  return p;
+}
+
+TEST(Dispatch, TinyRowsShareAWarp) {
+  const Plan p = choose(aligned_shape(16, 4, 4));  // 4 packs of 4 floats
+  EXPECT_EQ(p.strategy, Strategy::kWarp);
+  EXPECT_EQ(p.width, 4);
+  EXPECT_EQ(p.packs_per_lane, 1);
+  EXPECT_EQ(p.rows_per_group, 4);
+}
+
+TEST(Dispatch, OneColumnRowsUseOneLaneEach) {
+  const Plan p = choose(aligned_shape(1, 4, 1));
+  EXPECT_EQ(p.strategy, Strategy::kWarp);
+  EXPECT_EQ(p.width, 1);
+}
+
+TEST(Dispatch, WarpRowsUpTo1024Floats) {
+  const Plan p128 = choose(aligned_shape(128, 4, 4));
+  EXPECT_EQ(p128.strategy, Strategy::kWarp);
+  EXPECT_EQ(p128.width, 32);
+  EXPECT_EQ(p128.packs_per_lane, 1);
+  const Plan p1024 = choose(aligned_shape(1024, 4, 4));
+  EXPECT_EQ(p1024.strategy, Strategy::kWarp);
+  EXPECT_EQ(p1024.packs_per_lane, 8);
+  const Plan bf16_1024 = choose(aligned_shape(1024, 2, 8));  // on chip as float: same bytes as fp32
+  EXPECT_EQ(bf16_1024.strategy, Strategy::kWarp);
+  EXPECT_EQ(bf16_1024.packs_per_lane, 4);
+  EXPECT_EQ(choose(aligned_shape(1025, 4, 1)).strategy, Strategy::kBlock);
+}
+
+TEST(Dispatch, BlockRowsUpTo16KFloats) {
+  const Plan p = choose(aligned_shape(2048, 4, 4));
+  EXPECT_EQ(p.strategy, Strategy::kBlock);
+  EXPECT_EQ(p.threads, 128);
+  const Plan p16k = choose(aligned_shape(16384, 4, 4));
+  EXPECT_EQ(p16k.strategy, Strategy::kBlock);
+  EXPECT_EQ(p16k.threads, 1024);
+  EXPECT_EQ(choose(aligned_shape(16385, 4, 4)).strategy, Strategy::kBlockSmem);
+}
+
+TEST(Dispatch, SharedMemoryWhileTheRowFits) {
+  const Plan p = choose(aligned_shape(50000, 4, 4));
+  EXPECT_EQ(p.strategy, Strategy::kBlockSmem);
+  EXPECT_EQ(p.smem_bytes, 50000 * 4);
+  EXPECT_EQ(choose(aligned_shape(60000, 4, 4)).strategy, Strategy::kTwoPass);
+  EXPECT_EQ(choose(aligned_shape(1 << 24, 4, 4)).strategy, Strategy::kTwoPass);
+}
+
+TEST(Dispatch, ForcedStrategyOnlyWhereTheRowFits) {
+  Plan p;
+  EXPECT_FALSE(rowwise::choose_plan(aligned_shape(4096, 4, 4), kHopper, Strategy::kWarp, &p));
+  EXPECT_FALSE(rowwise::choose_plan(aligned_shape(20000, 4, 4), kHopper, Strategy::kBlock, &p));
+  EXPECT_TRUE(rowwise::choose_plan(aligned_shape(20, 4, 4), kHopper, Strategy::kTwoPass, &p));
+  EXPECT_EQ(p.strategy, Strategy::kTwoPass);
+}
+
+TEST(Dispatch, EveryRuleCitesItsEvidence) {
+  for (const auto& rule : rowwise::kStrategyRules) EXPECT_NE(rule.evidence, nullptr);
+}
+
+TEST(PackWidth, SharedPhaseKeepsFullVectors) {
+  alignas(16) static float buf[64];
+  EXPECT_EQ(rowwise::common_pack_width(4, {{buf, 8}, {buf + 32, 8}}), 4);
+  EXPECT_EQ(rowwise::common_pack_width(4, {{buf + 1, 8}, {buf + 33, 8}}), 4);  // both one element off
+  EXPECT_EQ(rowwise::common_pack_width(4, {{buf + 1, 8}, {buf + 32, 8}}), 1);  // phases differ by one
+  EXPECT_EQ(rowwise::common_pack_width(4, {{buf + 2, 8}, {buf + 32, 8}}), 2);  // by two: pairs still line up
+  EXPECT_EQ(rowwise::common_pack_width(4, {{buf, 5}, {buf + 32, 3}}), 2);      // stride residues agree mod 2
+  EXPECT_EQ(rowwise::common_pack_width(2, {{buf, 16}, {buf + 32, 16}}), 8);    // 16-bit: eight per pack
+}
+
+TEST(RowPacks, PhaseAddsAtMostOnePack) {
+  EXPECT_EQ(rowwise::packs_in_row(16, 0, 4), 4);
+  EXPECT_EQ(rowwise::packs_in_row(16, 1, 4), 5);
+  EXPECT_EQ(rowwise::packs_in_row(13, 3, 4), 4);
+  EXPECT_EQ(rowwise::max_packs_in_row(16, 4), 5);
+  EXPECT_EQ(rowwise::max_packs_in_row(7, 1), 7);
+}
+
+}  // namespace

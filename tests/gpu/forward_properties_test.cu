@@ -1,0 +1,134 @@
+// Properties and interfaces beyond the reference sweep: rows sum to 1, exp(log_softmax) = softmax,
+// 64-bit row offsets, fused Load/Store functors, error returns on a real device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "../common/gpu_check.h"
+#include "../common/gpu_skip.h"
+
+namespace rowwise_test {
+namespace {
+
+std::vector<float> random_floats(size_t n, uint64_t seed, float scale) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.f, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = normal(rng);
+  return v;
+}
+
+TEST(ForwardProperties, SoftmaxRowsSumToOneAndMatchExpLogSoftmax) {
+  RW_REQUIRE_GPU();
+  const uint64_t seed = std::random_device{}();
+  for (int64_t cols : {5, 96, 1000, 4099, 30000}) {
+    const int64_t rows = 64;
+    const auto x = random_floats(rows * cols, seed + cols, 3.f);
+    DeviceBuffer<float> xd, sd, ld;
+    ASSERT_EQ(xd.allocate(rows * cols), cudaSuccess);
+    ASSERT_EQ(sd.allocate(rows * cols), cudaSuccess);
+    ASSERT_EQ(ld.allocate(rows * cols), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(xd.ptr, x.data(), x.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(rowwise::softmax(xd.ptr, sd.ptr, rows, cols), cudaSuccess);
+    ASSERT_EQ(rowwise::log_softmax(xd.ptr, ld.ptr, rows, cols), cudaSuccess);
+    std::vector<float> s(x.size()), l(x.size());
+    ASSERT_EQ(cudaMemcpy(s.data(), sd.ptr, s.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(l.data(), ld.ptr, l.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int64_t r = 0; r < rows; ++r) {
+      double sum = 0;
+      for (int64_t c = 0; c < cols; ++c) {
+        sum += s[r * cols + c];
+        ASSERT_NEAR(std::exp(double(l[r * cols + c])), s[r * cols + c], 1e-6 + 2e-5 * s[r * cols + c])
+            << "seed " << seed << " cols " << cols << " row " << r << " col " << c;
+      }
+      ASSERT_NEAR(sum, 1.0, 1e-4) << "seed " << seed << " cols " << cols << " row " << r;
+    }
+  }
+}
+
+// Row 1 starts 2^31 + 8 elements after row 0: offsets must not wrap in 32 bits.
+TEST(ForwardProperties, RowOffsetsBeyond32Bits) {
+  RW_REQUIRE_GPU();
+  using T = __nv_bfloat16;
+  const int64_t cols = 1000, stride = (int64_t(1) << 31) + 8, rows = 2;
+  const int64_t len = stride + cols;
+  DeviceBuffer<T> buf;
+  ASSERT_EQ(buf.allocate(len), cudaSuccess);
+  const auto x = random_floats(rows * cols, 7, 1.f);
+  std::vector<T> xt(rows * cols);
+  std::vector<double> xr(rows * cols);
+  for (size_t i = 0; i < xt.size(); ++i) {
+    xt[i] = __float2bfloat16_rn(x[i]);
+    xr[i] = __bfloat162float(xt[i]);
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    ASSERT_EQ(cudaMemcpy(buf.ptr + r * stride, &xt[r * cols], cols * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(rowwise::softmax(buf.ptr, buf.ptr, rows, cols, stride, stride), cudaSuccess);
+  const auto ref = reference_rows(Op::kSoftmax, xr, rows, cols);
+  std::vector<T> y(cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    ASSERT_EQ(cudaMemcpy(y.data(), buf.ptr + r * stride, cols * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int64_t c = 0; c < cols; ++c)
+      ASSERT_TRUE(close_enough(__bfloat162float(y[c]), ref[r * cols + c], 8e-3, 1.6e-2)) << "row " << r << " col " << c;
+  }
+}
+
+// Temperature scaling fused through the functor interface: softmax(x / t) without a second kernel.
+struct ScaledLoad {
+  const float* x;
+  int64_t cols;
+  float inv_t;
+  template <int N> __device__ void load(float* dst, int64_t row, int64_t col) const {
+    for (int i = 0; i < N; ++i) dst[i] = x[row * cols + col + i] * inv_t;
+  }
+};
+struct PlainStore {
+  float* y;
+  int64_t cols;
+  template <int N> __device__ void store(const float* src, int64_t row, int64_t col) const {
+    for (int i = 0; i < N; ++i) y[row * cols + col + i] = src[i];
+  }
+};
+
+TEST(ForwardProperties, FusedLoadStoreFunctors) {
+  RW_REQUIRE_GPU();
+  const int64_t rows = 33, cols = 777;
+  const float t = 0.7f;
+  const auto x = random_floats(rows * cols, 11, 1.f);
+  DeviceBuffer<float> xd, yd;
+  ASSERT_EQ(xd.allocate(rows * cols), cudaSuccess);
+  ASSERT_EQ(yd.allocate(rows * cols), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(xd.ptr, x.data(), x.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  for (rowwise::Strategy s : {rowwise::Strategy::kAuto, rowwise::Strategy::kWarp, rowwise::Strategy::kBlock,
+                              rowwise::Strategy::kBlockSmem, rowwise::Strategy::kTwoPass}) {
+    ASSERT_EQ(cudaMemset(yd.ptr, 0xFF, rows * cols * 4), cudaSuccess);
+    ASSERT_EQ(rowwise::log_softmax<float>(ScaledLoad{xd.ptr, cols, 1.f / t}, PlainStore{yd.ptr, cols}, rows, cols, 1,
+                                          0, {s}),
+              cudaSuccess)
+        << rowwise::strategy_name(s);
+    std::vector<float> y(x.size());
+    ASSERT_EQ(cudaMemcpy(y.data(), yd.ptr, y.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    std::vector<double> xs(x.size());
+    for (size_t i = 0; i < x.size(); ++i) xs[i] = double(x[i] * (1.f / t));
+    const auto ref = reference_rows(Op::kLogSoftmax, xs, rows, cols);
+    for (size_t i = 0; i < y.size(); ++i)
+      ASSERT_TRUE(close_enough(y[i], ref[i], 1e-6, 1e-5)) << rowwise::strategy_name(s) << " element " << i;
+  }
+}
+
+TEST(ForwardProperties, BadArgumentsOnADevice) {
+  RW_REQUIRE_GPU();
+  DeviceBuffer<float> buf;
+  ASSERT_EQ(buf.allocate(1024), cudaSuccess);
+  EXPECT_EQ(rowwise::softmax(buf.ptr, buf.ptr, 4, 100, 100, 50), cudaErrorInvalidValue);  // stride < cols
+  EXPECT_EQ(rowwise::softmax(buf.ptr, buf.ptr + 512, 4, 100, 100, 101), cudaSuccess);
+  EXPECT_EQ(rowwise::softmax(buf.ptr, buf.ptr, 4, 100, 100, 101), cudaErrorInvalidValue);  // in-place, two layouts
+  EXPECT_EQ(rowwise::softmax(buf.ptr, buf.ptr, 1, 100000, 100000, 100000, 0, {rowwise::Strategy::kWarp}),
+            cudaErrorInvalidValue);  // forced strategy that cannot hold the row
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+}  // namespace
+}  // namespace rowwise_test
