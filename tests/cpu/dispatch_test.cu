@@ -30,6 +30,13 @@ TEST(Dispatch, TinyRowsShareAWarp) {
   EXPECT_EQ(p.rows_per_group, 4);
 }
 
+TEST(Dispatch, ShortRowsUseNarrowGroups) {
+  const Plan p32 = choose(aligned_shape(32, 4, 4));
+  EXPECT_EQ(p32.width, 4);
+  EXPECT_EQ(p32.packs_per_lane, 2);
+  EXPECT_EQ(p32.rows_per_group, 2);
+}
+
 TEST(Dispatch, OneColumnRowsUseOneLaneEach) {
   const Plan p = choose(aligned_shape(1, 4, 1));
   EXPECT_EQ(p.strategy, Strategy::kWarp);
@@ -39,24 +46,31 @@ TEST(Dispatch, OneColumnRowsUseOneLaneEach) {
 TEST(Dispatch, WarpRowsUpTo1024Floats) {
   const Plan p128 = choose(aligned_shape(128, 4, 4));
   EXPECT_EQ(p128.strategy, Strategy::kWarp);
-  EXPECT_EQ(p128.width, 32);
-  EXPECT_EQ(p128.packs_per_lane, 1);
+  EXPECT_EQ(p128.width, 4);  // as few lanes as the register budget allows: 2 shuffle steps, not 5
+  EXPECT_EQ(p128.packs_per_lane, 8);
   const Plan p1024 = choose(aligned_shape(1024, 4, 4));
   EXPECT_EQ(p1024.strategy, Strategy::kWarp);
+  EXPECT_EQ(p1024.width, 32);
   EXPECT_EQ(p1024.packs_per_lane, 8);
   const Plan bf16_1024 = choose(aligned_shape(1024, 2, 8));  // on chip as float: same bytes as fp32
   EXPECT_EQ(bf16_1024.strategy, Strategy::kWarp);
-  EXPECT_EQ(bf16_1024.packs_per_lane, 4);
+  EXPECT_EQ(bf16_1024.width, 32);
+  EXPECT_EQ(bf16_1024.packs_per_lane, 4);  // 32 floats per lane
   EXPECT_EQ(choose(aligned_shape(1025, 4, 1)).strategy, Strategy::kBlock);
 }
 
 TEST(Dispatch, BlockRowsUpTo16KFloats) {
   const Plan p = choose(aligned_shape(2048, 4, 4));
   EXPECT_EQ(p.strategy, Strategy::kBlock);
-  EXPECT_EQ(p.threads, 128);
+  EXPECT_EQ(p.packs_per_thread, 8);
+  EXPECT_EQ(p.threads, 64);
   const Plan p16k = choose(aligned_shape(16384, 4, 4));
   EXPECT_EQ(p16k.strategy, Strategy::kBlock);
-  EXPECT_EQ(p16k.threads, 1024);
+  EXPECT_EQ(p16k.threads, 512);
+  const Plan bf16_16k = choose(aligned_shape(16384, 2, 8));
+  EXPECT_EQ(bf16_16k.strategy, Strategy::kBlock);
+  EXPECT_EQ(bf16_16k.packs_per_thread, 4);
+  EXPECT_EQ(bf16_16k.threads, 512);
   EXPECT_EQ(choose(aligned_shape(16385, 4, 4)).strategy, Strategy::kBlockSmem);
 }
 
@@ -71,7 +85,7 @@ TEST(Dispatch, SharedMemoryWhileTheRowFits) {
 TEST(Dispatch, ForcedStrategyOnlyWhereTheRowFits) {
   Plan p;
   EXPECT_FALSE(rowwise::choose_plan(aligned_shape(4096, 4, 4), kHopper, Strategy::kWarp, &p));
-  EXPECT_FALSE(rowwise::choose_plan(aligned_shape(20000, 4, 4), kHopper, Strategy::kBlock, &p));
+  EXPECT_FALSE(rowwise::choose_plan(aligned_shape(40000, 4, 4), kHopper, Strategy::kBlock, &p));
   EXPECT_TRUE(rowwise::choose_plan(aligned_shape(20, 4, 4), kHopper, Strategy::kTwoPass, &p));
   EXPECT_EQ(p.strategy, Strategy::kTwoPass);
 }

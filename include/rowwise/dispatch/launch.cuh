@@ -66,6 +66,18 @@ cudaError_t launch_row_blocks(Kernel kernel, const Io& io, const RowShape& shape
   return cudaPeekAtLastError();
 }
 
+template <class Op, int N, int I, class Io>
+cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, const DeviceInfo& dev,
+                         cudaStream_t stream) {
+  constexpr int k = kBlockPacksPerThread[I];
+  if (plan.packs_per_thread == k) return launch_row_blocks(block_rows_kernel<Op, N, k, Io>, io, shape, plan, dev, stream);
+  if constexpr (I + 1 < static_cast<int>(std::size(kBlockPacksPerThread))) {
+    return launch_block<Op, N, I + 1>(io, shape, plan, dev, stream);
+  } else {
+    return cudaErrorInvalidValue;
+  }
+}
+
 template <class Op, int N, class Io>
 cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, const DeviceInfo& dev,
                         cudaStream_t stream) {
@@ -73,7 +85,7 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, c
     case Strategy::kWarp:
       return launch_warp<Op, N, 0>(io, shape, plan, dev, stream);
     case Strategy::kBlock:
-      return launch_row_blocks(block_rows_kernel<Op, N, kBlockPacksPerThread, Io>, io, shape, plan, dev, stream);
+      return launch_block<Op, N, 0>(io, shape, plan, dev, stream);
     case Strategy::kBlockSmem:
       return launch_row_blocks(block_smem_rows_kernel<Op, N, Io>, io, shape, plan, dev, stream);
     case Strategy::kTwoPass:

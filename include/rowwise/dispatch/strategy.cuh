@@ -2,6 +2,7 @@
 // measurement that put its threshold where it is (docs/perf.md has the tables). Pure host code, so
 // the CPU tests check every choice.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 #include "device_info.cuh"
@@ -20,16 +21,23 @@ struct RowShape {
   int64_t row_value_bytes() const { return max_packs * pack * value_bytes; }
 };
 
-// Register-resident warp rows: K packs per lane, R rows per group at once. Smaller K first.
+// Values one thread keeps in registers for a register-resident row: more values per thread means
+// fewer threads per row, so fewer shuffle steps and barriers per element (docs/perf.md#dispatch).
+inline constexpr int kValuesPerThread = 32;
+
+// Register-resident warp rows: K packs per lane, R rows per group at once (tiny rows keep R*K packs
+// in flight per lane). Groups span at least kMinWarpWidth lanes so one load instruction of a group
+// covers 64 contiguous bytes or the whole row.
 struct WarpConfig {
   int packs_per_lane;
   int rows_per_group;
 };
 inline constexpr WarpConfig kWarpConfigs[] = {{1, 4}, {2, 2}, {4, 1}, {8, 1}};
 inline constexpr int kWarpBlockThreads = 128;
+inline constexpr int kMinWarpWidth = 4;
 
-// Register-resident block rows: packs per thread, and the largest block.
-inline constexpr int kBlockPacksPerThread = 4;
+// Register-resident block rows: K packs per thread (instantiated for these), and the largest block.
+inline constexpr int kBlockPacksPerThread[] = {4, 8};
 inline constexpr int kBlockMaxThreads = 1024;
 inline constexpr int kStreamBlockThreads = 1024;  // block_smem and two_pass
 
@@ -58,6 +66,7 @@ struct Plan {
   int width = 0;            // warp: lanes per row
   int packs_per_lane = 0;   // warp: K
   int rows_per_group = 0;   // warp: R
+  int packs_per_thread = 0; // block: K
   int64_t smem_bytes = 0;   // dynamic shared memory
 };
 
@@ -73,20 +82,29 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
   *plan = Plan{};
   plan->strategy = s;
   switch (s) {
-    case Strategy::kWarp:
-      for (const WarpConfig& c : kWarpConfigs) {
-        const int64_t lanes_needed = (shape.max_packs + c.packs_per_lane - 1) / c.packs_per_lane;
-        if (lanes_needed > 32) continue;
-        plan->width = lanes_for(lanes_needed);
-        plan->packs_per_lane = c.packs_per_lane;
-        plan->rows_per_group = c.rows_per_group;
-        plan->threads = kWarpBlockThreads;
-        return true;
+    case Strategy::kWarp: {
+      const int max_k = kValuesPerThread / shape.pack;
+      for (int width = static_cast<int>(lanes_for(std::min<int64_t>(shape.max_packs, kMinWarpWidth))); width <= 32;
+           width *= 2) {
+        for (const WarpConfig& c : kWarpConfigs) {
+          if (c.packs_per_lane > std::max(max_k, 1) || int64_t(c.packs_per_lane) * width < shape.max_packs) continue;
+          plan->width = width;
+          plan->packs_per_lane = c.packs_per_lane;
+          plan->rows_per_group = c.rows_per_group;
+          plan->threads = kWarpBlockThreads;
+          return true;
+        }
       }
       return false;
+    }
     case Strategy::kBlock: {
-      const int64_t threads = (shape.max_packs + kBlockPacksPerThread - 1) / kBlockPacksPerThread;
+      // The most packs per thread the value budget allows: fewer threads per row, more rows per SM.
+      int k = kBlockPacksPerThread[0];
+      for (int c : kBlockPacksPerThread)
+        if (c * shape.pack <= kValuesPerThread) k = c;
+      const int64_t threads = (shape.max_packs + k - 1) / k;
       if (threads > kBlockMaxThreads) return false;
+      plan->packs_per_thread = k;
       plan->threads = static_cast<int>((threads + 31) / 32 * 32);
       return true;
     }

@@ -28,12 +28,17 @@ __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
       const int64_t packs = row < rows ? packs_in_row(cols, phase[r], N) : 0;
       load_strided_packs<Op, N, K>(io, v[r], row, group_lane, width, packs, phase[r], cols);
     }
+    // Reduce all R rows before the first shuffle: their chains are independent and interleave.
+    typename Op::State state[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) state[r] = Op::template reduce<K * N>(v[r]);
+#pragma unroll
+    for (int r = 0; r < R; ++r) state[r] = warp_allreduce(state[r], CombineOf<Op>{}, width);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t row = base + r * groups + group;
-      const auto state = warp_allreduce(Op::template reduce<K * N>(v[r]), CombineOf<Op>{}, width);
-      const auto fin = Op::finalize(state);
       if (row >= rows) continue;
+      const auto fin = Op::finalize(state[r]);
       const int64_t packs = packs_in_row(cols, phase[r], N);
       map_and_store_strided_packs<Op, N, K>(io, v[r], fin, row, group_lane, width, packs, phase[r], cols);
       if (group_lane == 0) Op::emit(io, row, fin);

@@ -23,15 +23,16 @@ template <class A> struct SoftmaxOpBase {
   __device__ static State identity() { return State::empty(); }
   __device__ static State combine(const State& a, const State& b) { return State::combine(a, b); }
 
-  // Max first, then one exp per value (an online update per value would cost two).
+  // Max first, then one exp per value (an online update per value would cost two). The max skips
+  // NaN; a NaN value then makes the sum NaN. All -inf (or all pad) gives the empty state.
   template <int M> __device__ static State reduce(const In* v) {
     A m = v[0];
 #pragma unroll
-    for (int i = 1; i < M; ++i) m = math::max_nan(m, v[i]);
-    if (m == -math::infinity<A>()) return State::empty();
+    for (int i = 1; i < M; ++i) m = math::max(m, v[i]);
+    const A shift = m == -math::infinity<A>() ? A(0) : m;
     A s = 0;
 #pragma unroll
-    for (int i = 0; i < M; ++i) s += math::exp(v[i] - m);
+    for (int i = 0; i < M; ++i) s += math::exp(v[i] - shift);
     return {m, s};
   }
 

@@ -6,18 +6,20 @@
 namespace rowwise {
 
 template <class A> struct MaxSum {
-  A m;  // running maximum; -inf for the empty set; NaN once a NaN was seen
-  A s;  // sum of exp(x - m) over the set; 0 for the empty set
+  A m;  // maximum of the non-NaN values; -inf for the empty set
+  A s;  // sum of exp(x - m); 0 for the empty set; NaN once a NaN was seen (NaN travels in s)
 
   __host__ __device__ static MaxSum empty() { return {-math::infinity<A>(), A(0)}; }
 
-  // Merge two states with one exp: the larger max keeps its sum, the other sum is rescaled.
-  // Either may be empty (m = -inf): exp(-inf) = 0 drops it, and two empties stay empty instead of
-  // producing exp(-inf - -inf) = NaN. NaN in either m fails both comparisons and reaches s.
+  // Merge with one exp: the larger max keeps its sum, the other sum is rescaled. With both maxima
+  // -inf the shift is 0 and exp(-inf) = 0, so two empties stay empty instead of giving
+  // exp(-inf - -inf) = NaN; a NaN sum survives the rescale (NaN * 0 = NaN).
   __host__ __device__ static MaxSum combine(const MaxSum& a, const MaxSum& b) {
-    const A m = math::max_nan(a.m, b.m);
-    if (m == -math::infinity<A>()) return empty();
-    return a.m >= b.m ? MaxSum{m, a.s + b.s * math::exp(b.m - a.m)} : MaxSum{m, b.s + a.s * math::exp(a.m - b.m)};
+    const bool a_high = a.m >= b.m;
+    const A m = a_high ? a.m : b.m;
+    const A low_m = a_high ? b.m : a.m;
+    const A shift = m == -math::infinity<A>() ? A(0) : m;
+    return {m, (a_high ? a.s : b.s) + (a_high ? b.s : a.s) * math::exp(low_m - shift)};
   }
 };
 
