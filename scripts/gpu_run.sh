@@ -2,6 +2,7 @@
 # The one GPU job: configure and build a release build, run every test (GPU ones included), run the
 # benchmark and the PyTorch peer beside it, print a short summary last. Full logs go to $OUT (or ./out).
 # Usage: scripts/gpu_run.sh [bench args...]   e.g. scripts/gpu_run.sh --sweep quick
+# ROWWISE_PEER=0 skips the PyTorch peer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
@@ -22,7 +23,7 @@ tests_rc=$?
 bench_rc=$?
 
 peer_rc=skipped
-if python3 -c "import torch" 2>/dev/null; then
+if [ "${ROWWISE_PEER:-1}" = 1 ] && python3 -c "import torch" 2>/dev/null; then
   python3 bench/torch_peer.py --json "$OUT/torch_peer.json" --rowwise "$OUT/bench.json" > "$OUT/torch_peer.log" 2>&1
   peer_rc=$?
 fi

@@ -46,11 +46,11 @@ template <int Max, class F> cudaError_t visit_pack(int pack, F&& f) {
 }
 
 template <class Op, int MaxPack, class Io>
-cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int64_t max_packs, Options options,
-                     cudaStream_t stream) {
+cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int elem_bytes, int64_t max_packs,
+                     Options options, cudaStream_t stream) {
   DeviceInfo dev;
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
-  const RowShape shape{rows, cols, pack, max_packs, static_cast<int>(sizeof(typename Op::In))};
+  const RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(typename Op::In))};
   Plan plan;
   if (!choose_plan(shape, dev, options.strategy, &plan)) return cudaErrorInvalidValue;
   return visit_pack<MaxPack>(pack, [&](auto n) { return launch_plan<Op, decltype(n)::value>(io, shape, plan, dev, stream); });
@@ -78,8 +78,8 @@ cudaError_t run_pointer_rows(const T* x, T* y, int64_t rows, int64_t cols, int64
   if (static_cast<const void*>(x) == y && x_stride != y_stride && rows > 1) return cudaErrorInvalidValue;
   const int pack = common_pack_width(kBytes, {{x, x_stride}, {y, y_stride}});
   const int64_t max_packs = max_packs_for(x, kBytes, {x_stride, y_stride}, cols, pack);
-  return run_rows<OpOf<acc_t<T>>, max_pack<T>()>(PointerIo<T>{x, y, x_stride, y_stride}, rows, cols, pack, max_packs,
-                                                options, stream);
+  return run_rows<OpOf<acc_t<T>>, max_pack<T>()>(PointerIo<T>{x, y, x_stride, y_stride}, rows, cols, pack, kBytes,
+                                                max_packs, options, stream);
 }
 
 // Forward ops over user Load/Store functors.
@@ -88,8 +88,8 @@ cudaError_t run_functor_rows(Load load, Store store, int64_t rows, int64_t cols,
                              Options options) {
   if (!shape_ok(rows, cols) || (pack != 1 && pack != 2 && pack != 4 && pack != 8)) return cudaErrorInvalidValue;
   if (rows == 0) return cudaSuccess;
-  return run_rows<OpOf<A>, 8>(FunctorIo<Load, Store>{load, store}, rows, cols, pack, packs_in_row(cols, 0, pack),
-                              options, stream);
+  return run_rows<OpOf<A>, 8>(FunctorIo<Load, Store>{load, store}, rows, cols, pack, sizeof(A),
+                              packs_in_row(cols, 0, pack), options, stream);
 }
 
 template <class F> using if_functor_t = std::enable_if_t<std::is_class_v<F>, int>;

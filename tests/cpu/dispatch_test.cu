@@ -13,7 +13,7 @@ using rowwise::Strategy;
 const rowwise::DeviceInfo kHopper{132, 227 * 1024, 2048, 9};
 
 RowShape aligned_shape(int64_t cols, int elem_bytes, int pack, int64_t rows = 1000) {
-  return RowShape{rows, cols, pack, rowwise::packs_in_row(cols, 0, pack), elem_bytes == 8 ? 8 : 4};
+  return RowShape{rows, cols, pack, pack * elem_bytes, rowwise::packs_in_row(cols, 0, pack), elem_bytes == 8 ? 8 : 4};
 }
 
 Plan choose(const RowShape& s, Strategy forced = Strategy::kAuto) {
@@ -32,9 +32,13 @@ TEST(Dispatch, TinyRowsShareAWarp) {
 
 TEST(Dispatch, ShortRowsUseNarrowGroups) {
   const Plan p32 = choose(aligned_shape(32, 4, 4));
-  EXPECT_EQ(p32.width, 4);
-  EXPECT_EQ(p32.packs_per_lane, 2);
-  EXPECT_EQ(p32.rows_per_group, 2);
+  EXPECT_EQ(p32.width, 8);
+  EXPECT_EQ(p32.packs_per_lane, 1);
+  EXPECT_EQ(p32.rows_per_group, 4);
+  const Plan p64_bf16 = choose(aligned_shape(128, 2, 8));
+  EXPECT_EQ(p64_bf16.width, 8);
+  EXPECT_EQ(p64_bf16.packs_per_lane, 2);
+  EXPECT_EQ(p64_bf16.rows_per_group, 2);
 }
 
 TEST(Dispatch, OneColumnRowsUseOneLaneEach) {
@@ -46,8 +50,8 @@ TEST(Dispatch, OneColumnRowsUseOneLaneEach) {
 TEST(Dispatch, WarpRowsUpTo1024Floats) {
   const Plan p128 = choose(aligned_shape(128, 4, 4));
   EXPECT_EQ(p128.strategy, Strategy::kWarp);
-  EXPECT_EQ(p128.width, 4);  // as few lanes as the register budget allows: 2 shuffle steps, not 5
-  EXPECT_EQ(p128.packs_per_lane, 8);
+  EXPECT_EQ(p128.width, 8);  // 128 bytes per group and instruction: whole cache lines, 3 shuffle steps
+  EXPECT_EQ(p128.packs_per_lane, 4);
   const Plan p1024 = choose(aligned_shape(1024, 4, 4));
   EXPECT_EQ(p1024.strategy, Strategy::kWarp);
   EXPECT_EQ(p1024.width, 32);

@@ -16,6 +16,7 @@ struct RowShape {
   int64_t rows = 0;
   int64_t cols = 0;
   int pack = 1;           // elements per vector access
+  int pack_bytes = 4;     // bytes one pack of one operand moves
   int64_t max_packs = 0;  // packs the longest row spans (phase included)
   int value_bytes = 4;    // bytes one element takes on chip (sizeof(Op::In))
   int64_t row_value_bytes() const { return max_packs * pack * value_bytes; }
@@ -26,15 +27,16 @@ struct RowShape {
 inline constexpr int kValuesPerThread = 32;
 
 // Register-resident warp rows: K packs per lane, R rows per group at once (tiny rows keep R*K packs
-// in flight per lane). Groups span at least kMinWarpWidth lanes so one load instruction of a group
-// covers 64 contiguous bytes or the whole row.
+// in flight per lane). A group spans at least kMinGroupBytes per load instruction (or its whole row):
+// narrower groups touch each cache line in two instructions, which measured 47 % of copy for fp32
+// 128-col rows against 55 % with one pack per lane (docs/perf.md#dispatch).
 struct WarpConfig {
   int packs_per_lane;
   int rows_per_group;
 };
 inline constexpr WarpConfig kWarpConfigs[] = {{1, 4}, {2, 2}, {4, 1}, {8, 1}};
 inline constexpr int kWarpBlockThreads = 128;
-inline constexpr int kMinWarpWidth = 4;
+inline constexpr int kMinGroupBytes = 128;
 
 // Register-resident block rows: K packs per thread (instantiated for these), and the largest block.
 inline constexpr int kBlockPacksPerThread[] = {4, 8};
@@ -84,8 +86,8 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
   switch (s) {
     case Strategy::kWarp: {
       const int max_k = kValuesPerThread / shape.pack;
-      for (int width = static_cast<int>(lanes_for(std::min<int64_t>(shape.max_packs, kMinWarpWidth))); width <= 32;
-           width *= 2) {
+      const int64_t min_width = std::min<int64_t>({shape.max_packs, kMinGroupBytes / shape.pack_bytes, 32});
+      for (int width = lanes_for(std::max<int64_t>(min_width, 1)); width <= 32; width *= 2) {
         for (const WarpConfig& c : kWarpConfigs) {
           if (c.packs_per_lane > std::max(max_k, 1) || int64_t(c.packs_per_lane) * width < shape.max_packs) continue;
           plan->width = width;

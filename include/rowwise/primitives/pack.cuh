@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 
 namespace rowwise {
@@ -15,12 +16,44 @@ template <class T, int N> struct alignas(sizeof(T) * N) Pack {
   T v[N];
 };
 
-// Assumptions: p is aligned to sizeof(T) * N.
+// One vector instruction per pack, in PTX: copying a Pack of __half or __nv_bfloat16 (class types),
+// or even a uint4 built from them, lets the compiler split a 16-byte store into 2- or 4-byte pieces
+// (seen in the bf16 block kernel), which multiplies L2 write transactions.
+template <int Bytes> struct RawBits;
+template <> struct RawBits<16> { using type = uint4; };
+template <> struct RawBits<8> { using type = uint2; };
+template <> struct RawBits<4> { using type = unsigned; };
+template <> struct RawBits<2> { using type = unsigned short; };
+template <> struct RawBits<1> { using type = unsigned char; };
+
+__device__ inline void load_raw(const void* p, uint4& r) {
+  asm volatile("ld.global.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+}
+__device__ inline void load_raw(const void* p, uint2& r) {
+  asm volatile("ld.global.v2.b32 {%0, %1}, [%2];" : "=r"(r.x), "=r"(r.y) : "l"(p));
+}
+template <class R> __device__ inline void load_raw(const void* p, R& r) { r = *static_cast<const R*>(p); }
+
+__device__ inline void store_raw(void* p, const uint4& r) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w) : "memory");
+}
+__device__ inline void store_raw(void* p, const uint2& r) {
+  asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(r.x), "r"(r.y) : "memory");
+}
+template <class R> __device__ inline void store_raw(void* p, const R& r) { *static_cast<R*>(p) = r; }
+
+// Assumptions: p is a global address aligned to sizeof(T) * N.
 template <int N, class T> __device__ inline Pack<T, N> load_pack(const T* p) {
-  return *reinterpret_cast<const Pack<T, N>*>(p);
+  typename RawBits<sizeof(T) * N>::type raw;
+  load_raw(p, raw);
+  Pack<T, N> v;
+  memcpy(&v, &raw, sizeof(v));
+  return v;
 }
 template <int N, class T> __device__ inline void store_pack(T* p, const Pack<T, N>& v) {
-  *reinterpret_cast<Pack<T, N>*>(p) = v;
+  typename RawBits<sizeof(T) * N>::type raw;
+  memcpy(&raw, &v, sizeof(raw));
+  store_raw(p, raw);
 }
 
 // A strided row-major operand: element (r, c) at base + r * row_stride + c.
