@@ -1,8 +1,10 @@
-// Row I/O: how strategies read inputs and write outputs. An Io object provides
-//   template <int N> int  phase(int64_t row)                       lane of element 0 in its pack
-//   template <int N> void load(In* dst, int64_t row, int64_t col)   N inputs at [col, col + N)
-//   template <int N> void store(const Acc* src, int64_t row, int64_t col)
-// Strategies call load/store<N> only where (phase + col) % N == 0, else load/store<1>.
+// Row I/O: how strategies read inputs and write outputs. An Io object gives, for row r, io.row(r): a
+// small object holding that row's addresses with
+//   template <int N> int  phase()                         lane of element 0 in its pack
+//   template <int N> void load(In* dst, int64_t col)       N inputs at [col, col + N)
+//   template <int N> void store(const Acc* src, int64_t col)
+// Strategies call load/store<N> only where (phase + col) % N == 0, else load/store<1>. Resolving the
+// row once keeps 64-bit row arithmetic out of the per-pack path.
 // Fusing a scale, a mask or a cast means writing another Io, not another kernel.
 #pragma once
 #include "../primitives/numeric.cuh"
@@ -17,20 +19,25 @@ template <class T, class U = T> struct PointerIo {
   U* y;
   int64_t x_stride, y_stride;
 
-  template <int N> __device__ int phase(int64_t row) const {
-    return static_cast<int>((reinterpret_cast<uintptr_t>(x) / sizeof(T) + row * x_stride) % N);
-  }
-  template <int N> __device__ void load(Acc* dst, int64_t row, int64_t col) const {
-    const Pack<T, N> p = load_pack<N>(x + row * x_stride + col);
+  struct Row {
+    const T* x;
+    U* y;
+    template <int N> __device__ int phase() const {
+      return static_cast<int>(reinterpret_cast<uintptr_t>(x) / sizeof(T) % N);
+    }
+    template <int N> __device__ void load(Acc* dst, int64_t col) const {
+      const Pack<T, N> p = load_pack<N>(x + col);
 #pragma unroll
-    for (int i = 0; i < N; ++i) dst[i] = load_as<Acc>(p.v[i]);
-  }
-  template <int N> __device__ void store(const Acc* src, int64_t row, int64_t col) const {
-    Pack<U, N> p;
+      for (int i = 0; i < N; ++i) dst[i] = load_as<Acc>(p.v[i]);
+    }
+    template <int N> __device__ void store(const Acc* src, int64_t col) const {
+      Pack<U, N> p;
 #pragma unroll
-    for (int i = 0; i < N; ++i) p.v[i] = store_as<U>(src[i]);
-    store_pack<N>(y + row * y_stride + col, p);
-  }
+      for (int i = 0; i < N; ++i) p.v[i] = store_as<U>(src[i]);
+      store_pack<N>(y + col, p);
+    }
+  };
+  __device__ Row row(int64_t r) const { return {x + r * x_stride, y + r * y_stride}; }
 };
 
 // Adapts user Load/Store functors with the OneFlow-style interface (load<N>(dst, row, col),
@@ -40,13 +47,19 @@ template <class Load, class Store> struct FunctorIo {
   Load load_fn;
   Store store_fn;
 
-  template <int N> __device__ int phase(int64_t) const { return 0; }
-  template <int N, class In> __device__ void load(In* dst, int64_t row, int64_t col) const {
-    load_fn.template load<N>(dst, row, col);
-  }
-  template <int N, class Acc> __device__ void store(const Acc* src, int64_t row, int64_t col) const {
-    store_fn.template store<N>(src, row, col);
-  }
+  struct Row {
+    Load load_fn;
+    Store store_fn;
+    int64_t r;
+    template <int N> __device__ int phase() const { return 0; }
+    template <int N, class In> __device__ void load(In* dst, int64_t col) const {
+      load_fn.template load<N>(dst, r, col);
+    }
+    template <int N, class Acc> __device__ void store(const Acc* src, int64_t col) const {
+      store_fn.template store<N>(src, r, col);
+    }
+  };
+  __device__ Row row(int64_t r) const { return {load_fn, store_fn, r}; }
 };
 
 }  // namespace rowwise

@@ -14,14 +14,15 @@ __global__ void __launch_bounds__(1024) block_rows_kernel(Io io, int64_t rows, i
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
-    const int phase = io.template phase<N>(row);
+    const auto row_io = io.row(row);
+    const int phase = row_io.template phase<N>();
     const int64_t packs = packs_in_row(cols, phase, N);
     In v[K * N];
-    load_strided_packs<Op, N, K>(io, v, row, threadIdx.x, blockDim.x, packs, phase, cols);
+    load_strided_packs<Op, N, K>(row_io, v, threadIdx.x, blockDim.x, packs, phase, cols);
     const State state =
         block_allreduce(Op::template reduce<K * N>(v), CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
-    map_and_store_strided_packs<Op, N, K>(io, v, fin, row, threadIdx.x, blockDim.x, packs, phase, cols);
+    map_and_store_strided_packs<Op, N, K>(row_io, v, fin, threadIdx.x, blockDim.x, packs, phase, cols);
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }
 }

@@ -19,12 +19,13 @@ __global__ void __launch_bounds__(1024) block_smem_rows_kernel(Io io, int64_t ro
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
-    const int phase = io.template phase<N>(row);
+    const auto row_io = io.row(row);
+    const int phase = row_io.template phase<N>();
     const int64_t packs = packs_in_row(cols, phase, N);
     State state = Op::identity();
     for (int64_t p0 = threadIdx.x; p0 < packs; p0 += kSmemBatch * blockDim.x) {
       In v[kSmemBatch * N];
-      load_strided_packs<Op, N, kSmemBatch>(io, v, row, p0, blockDim.x, packs, phase, cols);
+      load_strided_packs<Op, N, kSmemBatch>(row_io, v, p0, blockDim.x, packs, phase, cols);
 #pragma unroll
       for (int u = 0; u < kSmemBatch; ++u) {
         const int64_t p = p0 + u * blockDim.x;
@@ -39,7 +40,7 @@ __global__ void __launch_bounds__(1024) block_smem_rows_kernel(Io io, int64_t ro
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
     for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
-      map_and_store_pack<Op, N>(io, &row_buf[p * N], fin, row, p * N - phase, cols);
+      map_and_store_pack<Op, N>(row_io, &row_buf[p * N], fin, p * N - phase, cols);
     }
     if (threadIdx.x == 0) Op::emit(io, row, fin);
     __syncthreads();  // the next row overwrites the buffer

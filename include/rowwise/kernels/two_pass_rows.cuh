@@ -16,20 +16,21 @@ __global__ void __launch_bounds__(1024) two_pass_rows_kernel(Io io, int64_t rows
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
-    const int phase = io.template phase<N>(row);
+    const auto row_io = io.row(row);
+    const int phase = row_io.template phase<N>();
     const int64_t packs = packs_in_row(cols, phase, N);
     State state = Op::identity();
     for (int64_t p0 = threadIdx.x; p0 < packs; p0 += kTwoPassBatch * blockDim.x) {
       In v[kTwoPassBatch * N];
-      load_strided_packs<Op, N, kTwoPassBatch>(io, v, row, p0, blockDim.x, packs, phase, cols);
+      load_strided_packs<Op, N, kTwoPassBatch>(row_io, v, p0, blockDim.x, packs, phase, cols);
       state = Op::combine(state, Op::template reduce<kTwoPassBatch * N>(v));
     }
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
     for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
       In v[N];
-      load_pack_of_row<Op, N>(io, v, row, p * N - phase, cols);
-      map_and_store_pack<Op, N>(io, v, fin, row, p * N - phase, cols);
+      load_pack_of_row<Op, N>(row_io, v, p * N - phase, cols);
+      map_and_store_pack<Op, N>(row_io, v, fin, p * N - phase, cols);
     }
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }

@@ -24,9 +24,10 @@ __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t row = base + r * groups + group;
-      phase[r] = row < rows ? io.template phase<N>(row) : 0;
+      const auto row_io = io.row(row < rows ? row : 0);
+      phase[r] = row_io.template phase<N>();
       const int64_t packs = row < rows ? packs_in_row(cols, phase[r], N) : 0;
-      load_strided_packs<Op, N, K>(io, v[r], row, group_lane, width, packs, phase[r], cols);
+      load_strided_packs<Op, N, K>(row_io, v[r], group_lane, width, packs, phase[r], cols);
     }
     // Reduce all R rows before the first shuffle: their chains are independent and interleave.
     typename Op::State state[R];
@@ -40,7 +41,7 @@ __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
       const int64_t packs = packs_in_row(cols, phase[r], N);
-      map_and_store_strided_packs<Op, N, K>(io, v[r], fin, row, group_lane, width, packs, phase[r], cols);
+      map_and_store_strided_packs<Op, N, K>(io.row(row), v[r], fin, group_lane, width, packs, phase[r], cols);
       if (group_lane == 0) Op::emit(io, row, fin);
     }
   }
