@@ -50,7 +50,8 @@ cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int ele
                      Options options, cudaStream_t stream) {
   DeviceInfo dev;
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
-  const RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(typename Op::In))};
+  using Stored = typename Io::Row::template Packed<1>;
+  const RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(Stored))};
   Plan plan;
   if (!choose_plan(shape, dev, options.strategy, &plan)) return cudaErrorInvalidValue;
   return visit_pack<MaxPack>(pack, [&](auto n) { return launch_plan<Op, decltype(n)::value>(io, shape, plan, dev, stream); });
@@ -88,7 +89,7 @@ cudaError_t run_functor_rows(Load load, Store store, int64_t rows, int64_t cols,
                              Options options) {
   if (!shape_ok(rows, cols) || (pack != 1 && pack != 2 && pack != 4 && pack != 8)) return cudaErrorInvalidValue;
   if (rows == 0) return cudaSuccess;
-  return run_rows<OpOf<A>, 8>(FunctorIo<Load, Store>{load, store}, rows, cols, pack, sizeof(A),
+  return run_rows<OpOf<A>, 8>(FunctorIo<A, Load, Store>{load, store}, rows, cols, pack, sizeof(A),
                               packs_in_row(cols, 0, pack), options, stream);
 }
 

@@ -13,7 +13,7 @@ using rowwise::Strategy;
 const rowwise::DeviceInfo kHopper{132, 227 * 1024, 2048, 9};
 
 RowShape aligned_shape(int64_t cols, int elem_bytes, int pack, int64_t rows = 1000) {
-  return RowShape{rows, cols, pack, pack * elem_bytes, rowwise::packs_in_row(cols, 0, pack), elem_bytes == 8 ? 8 : 4};
+  return RowShape{rows, cols, pack, pack * elem_bytes, rowwise::packs_in_row(cols, 0, pack), elem_bytes};
 }
 
 Plan choose(const RowShape& s, Strategy forced = Strategy::kAuto) {
@@ -56,10 +56,11 @@ TEST(Dispatch, WarpRowsUpTo1024Floats) {
   EXPECT_EQ(p1024.strategy, Strategy::kWarp);
   EXPECT_EQ(p1024.width, 32);
   EXPECT_EQ(p1024.packs_per_lane, 8);
-  const Plan bf16_1024 = choose(aligned_shape(1024, 2, 8));  // on chip as float: same bytes as fp32
+  const Plan bf16_1024 = choose(aligned_shape(1024, 2, 8));  // kept as bf16 on chip: 64 per lane
   EXPECT_EQ(bf16_1024.strategy, Strategy::kWarp);
-  EXPECT_EQ(bf16_1024.width, 32);
-  EXPECT_EQ(bf16_1024.packs_per_lane, 4);  // 32 floats per lane
+  EXPECT_EQ(bf16_1024.width, 16);
+  EXPECT_EQ(bf16_1024.packs_per_lane, 8);
+  EXPECT_EQ(choose(aligned_shape(2048, 2, 8)).strategy, Strategy::kWarp);
   EXPECT_EQ(choose(aligned_shape(1025, 4, 1)).strategy, Strategy::kBlock);
 }
 
@@ -73,8 +74,9 @@ TEST(Dispatch, BlockRowsUpTo16KFloats) {
   EXPECT_EQ(p16k.threads, 512);
   const Plan bf16_16k = choose(aligned_shape(16384, 2, 8));
   EXPECT_EQ(bf16_16k.strategy, Strategy::kBlock);
-  EXPECT_EQ(bf16_16k.packs_per_thread, 4);
-  EXPECT_EQ(bf16_16k.threads, 512);
+  EXPECT_EQ(bf16_16k.packs_per_thread, 8);
+  EXPECT_EQ(bf16_16k.threads, 256);
+  EXPECT_EQ(choose(aligned_shape(32768, 2, 8)).strategy, Strategy::kBlock);
   EXPECT_EQ(choose(aligned_shape(16385, 4, 4)).strategy, Strategy::kBlockSmem);
 }
 

@@ -18,13 +18,14 @@ struct RowShape {
   int pack = 1;           // elements per vector access
   int pack_bytes = 4;     // bytes one pack of one operand moves
   int64_t max_packs = 0;  // packs the longest row spans (phase included)
-  int value_bytes = 4;    // bytes one element takes on chip (sizeof(Op::In))
+  int value_bytes = 4;    // bytes one element takes on chip (its storage type)
   int64_t row_value_bytes() const { return max_packs * pack * value_bytes; }
 };
 
-// Values one thread keeps in registers for a register-resident row: more values per thread means
-// fewer threads per row, so fewer shuffle steps and barriers per element (docs/perf.md#dispatch).
-inline constexpr int kValuesPerThread = 32;
+// Bytes of row one thread keeps in registers for a register-resident row (in the storage type: 32
+// floats or 64 bf16): more per thread means fewer threads per row, so fewer shuffle steps and barriers
+// per element, and more rows per SM in flight (docs/perf.md#dispatch).
+inline constexpr int kStoredBytesPerThread = 128;
 
 // Register-resident warp rows: K packs per lane, R rows per group at once (tiny rows keep R*K packs
 // in flight per lane). A group spans at least kMinGroupBytes per load instruction (or its whole row):
@@ -55,8 +56,8 @@ struct StrategyRule {
 inline constexpr int64_t kUnbounded = INT64_MAX;
 
 inline constexpr StrategyRule kStrategyRules[] = {
-    {Strategy::kWarp, 4096, "docs/perf.md#dispatch: warp rows up to 1024 fp32 values"},
-    {Strategy::kBlock, 65536, "docs/perf.md#dispatch: block rows up to 16384 fp32 values"},
+    {Strategy::kWarp, 4096, "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
+    {Strategy::kBlock, 65536, "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
     {Strategy::kBlockSmem, kUnbounded, "docs/perf.md#dispatch: while the row fits in shared memory"},
     {Strategy::kTwoPass, kUnbounded, "rows that fit nowhere on chip"},
 };
@@ -85,7 +86,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
   plan->strategy = s;
   switch (s) {
     case Strategy::kWarp: {
-      const int max_k = kValuesPerThread / shape.pack;
+      const int max_k = kStoredBytesPerThread / (shape.pack * shape.value_bytes);
       const int64_t min_width = std::min<int64_t>({shape.max_packs, kMinGroupBytes / shape.pack_bytes, 32});
       for (int width = lanes_for(std::max<int64_t>(min_width, 1)); width <= 32; width *= 2) {
         for (const WarpConfig& c : kWarpConfigs) {
@@ -103,7 +104,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       // The most packs per thread the value budget allows: fewer threads per row, more rows per SM.
       int k = kBlockPacksPerThread[0];
       for (int c : kBlockPacksPerThread)
-        if (c * shape.pack <= kValuesPerThread) k = c;
+        if (c * shape.pack * shape.value_bytes <= kStoredBytesPerThread) k = c;
       const int64_t threads = (shape.max_packs + k - 1) / k;
       if (threads > kBlockMaxThreads) return false;
       plan->packs_per_thread = k;

@@ -5,6 +5,13 @@
 //   template <int N> void store(const Acc* src, int64_t col)
 // Strategies call load/store<N> only where (phase + col) % N == 0, else load/store<1>. Resolving the
 // row once keeps 64-bit row arithmetic out of the per-pack path.
+// Rows held on chip are kept as Packed<N>, the inputs in their storage type (16-bit types two to a
+// register), and unpacked to In values where they are used:
+//   template <int N> struct Packed
+//   template <int N> Packed<N> load_packed(int64_t col)     one N-wide access
+//   template <int N> static Packed<N> pack(const In* v)     exact for values loaded from the row and pads
+//   template <int N> static void unpack(const Packed<N>&, In* v)
+//   template <int N> static void launder(Packed<N>&)        forget earlier unpacks (see kernels)
 // Fusing a scale, a mask or a cast means writing another Io, not another kernel.
 #pragma once
 #include "../primitives/numeric.cuh"
@@ -22,6 +29,29 @@ template <class T, class U = T> struct PointerIo {
   struct Row {
     const T* x;
     U* y;
+    template <int N> struct Packed {
+      typename RawBits<N * sizeof(T)>::type bits;
+    };
+    template <int N> __device__ Packed<N> load_packed(int64_t col) const {
+      Packed<N> p;
+      load_raw(x + col, p.bits);
+      return p;
+    }
+    template <int N> __device__ static Packed<N> pack(const Acc* v) {
+      Pack<T, N> t;
+#pragma unroll
+      for (int i = 0; i < N; ++i) t.v[i] = store_as<T>(v[i]);
+      Packed<N> p;
+      memcpy(&p.bits, &t, sizeof(t));
+      return p;
+    }
+    template <int N> __device__ static void unpack(const Packed<N>& p, Acc* v) {
+      Pack<T, N> t;
+      memcpy(&t, &p.bits, sizeof(t));
+#pragma unroll
+      for (int i = 0; i < N; ++i) v[i] = load_as<Acc>(t.v[i]);
+    }
+    template <int N> __device__ static void launder(Packed<N>& p) { launder_raw(p.bits); }
     template <int N> __device__ int phase() const {
       return static_cast<int>(reinterpret_cast<uintptr_t>(x) / sizeof(T) % N);
     }
@@ -43,7 +73,7 @@ template <class T, class U = T> struct PointerIo {
 // Adapts user Load/Store functors with the OneFlow-style interface (load<N>(dst, row, col),
 // store<N>(src, row, col)) to the Io concept. The caller promises N-wide accesses are legal at every
 // col that is a multiple of N, so the phase is 0.
-template <class Load, class Store> struct FunctorIo {
+template <class In, class Load, class Store> struct FunctorIo {
   Load load_fn;
   Store store_fn;
 
@@ -51,8 +81,27 @@ template <class Load, class Store> struct FunctorIo {
     Load load_fn;
     Store store_fn;
     int64_t r;
+    template <int N> struct Packed {
+      In v[N];
+    };
+    template <int N> __device__ Packed<N> load_packed(int64_t col) const {
+      Packed<N> p;
+      load_fn.template load<N>(p.v, r, col);
+      return p;
+    }
+    template <int N> __device__ static Packed<N> pack(const In* v) {
+      Packed<N> p;
+#pragma unroll
+      for (int i = 0; i < N; ++i) p.v[i] = v[i];
+      return p;
+    }
+    template <int N> __device__ static void unpack(const Packed<N>& p, In* v) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) v[i] = p.v[i];
+    }
+    template <int N> __device__ static void launder(Packed<N>&) {}
     template <int N> __device__ int phase() const { return 0; }
-    template <int N, class In> __device__ void load(In* dst, int64_t col) const {
+    template <int N> __device__ void load(In* dst, int64_t col) const {
       load_fn.template load<N>(dst, r, col);
     }
     template <int N, class Acc> __device__ void store(const Acc* src, int64_t col) const {

@@ -9,7 +9,7 @@ namespace rowwise {
 
 template <class Op, int N, int K, class Io>
 __global__ void __launch_bounds__(1024) block_rows_kernel(Io io, int64_t rows, int64_t cols) {
-  using In = typename Op::In;
+  using RowIo = typename Io::Row;
   using State = typename Op::State;
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
@@ -17,10 +17,10 @@ __global__ void __launch_bounds__(1024) block_rows_kernel(Io io, int64_t rows, i
     const auto row_io = io.row(row);
     const int phase = row_io.template phase<N>();
     const int64_t packs = packs_in_row(cols, phase, N);
-    In v[K * N];
+    PackedOf<RowIo, N> v[K];
     load_strided_packs<Op, N, K>(row_io, v, threadIdx.x, blockDim.x, packs, phase, cols);
     const State state =
-        block_allreduce(Op::template reduce<K * N>(v), CombineOf<Op>{}, Op::identity(), slots[parity]);
+        block_allreduce(reduce_packs<Op, N, K, RowIo>(v), CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
     map_and_store_strided_packs<Op, N, K>(row_io, v, fin, threadIdx.x, blockDim.x, packs, phase, cols);
     if (threadIdx.x == 0) Op::emit(io, row, fin);

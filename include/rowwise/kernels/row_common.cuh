@@ -2,29 +2,39 @@
 // A row as a sequence of memory-aligned packs: pack p holds row elements [p*N - phase, p*N - phase + N).
 // Interior packs move with one N-wide access; the first and last may stick out of the row and move
 // element by element, out-of-row slots reading the op's pad value and never being written.
+// On chip a pack stays in its storage type (RowIo::Packed<N>) and is unpacked where it is used.
 #pragma once
 #include <cstdint>
 
 namespace rowwise {
 
+template <class RowIo, int N> using PackedOf = typename RowIo::template Packed<N>;
+
 // Packs in a row of `cols` elements starting at lane `phase` of its first pack.
 __host__ __device__ inline int64_t packs_in_row(int64_t cols, int phase, int n) { return (cols + phase + n - 1) / n; }
 
-// Most packs any row can span, whatever its phase: what a register-resident strategy must hold.
+// Most packs any row can span, whatever its phase: what a strategy holding the row must hold.
 __host__ __device__ inline int64_t max_packs_in_row(int64_t cols, int n) { return packs_in_row(cols, n - 1, n); }
 
+template <class Op, int N, class RowIo> __device__ inline PackedOf<RowIo, N> pad_pack() {
+  typename Op::In v[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = Op::pad();
+  return RowIo::template pack<N>(v);
+}
+
+// The pack whose first slot is row element first_col.
 template <class Op, int N, class RowIo>
-__device__ inline void load_pack_of_row(const RowIo& io, typename Op::In* dst, int64_t first_col, int64_t cols) {
-  if (first_col >= 0 && first_col + N <= cols) {
-    io.template load<N>(dst, first_col);
-    return;
-  }
+__device__ inline PackedOf<RowIo, N> load_pack_of_row(const RowIo& io, int64_t first_col, int64_t cols) {
+  if (first_col >= 0 && first_col + N <= cols) return io.template load_packed<N>(first_col);
+  typename Op::In v[N];
 #pragma unroll
   for (int i = 0; i < N; ++i) {
     const int64_t c = first_col + i;
-    if (c >= 0 && c < cols) io.template load<1>(dst + i, c);
-    else dst[i] = Op::pad();
+    if (c >= 0 && c < cols) io.template load<1>(v + i, c);
+    else v[i] = Op::pad();
   }
+  return RowIo::template pack<N>(v);
 }
 
 template <int N, class RowIo, class Acc>
@@ -40,41 +50,60 @@ __device__ inline void store_pack_of_row(const RowIo& io, const Acc* src, int64_
   }
 }
 
-// Map N loaded values with the row's constants and store them.
+// Map one pack with the row's constants and store it.
 template <class Op, int N, class RowIo>
-__device__ inline void map_and_store_pack(const RowIo& io, const typename Op::In* v, const typename Op::Final& fin,
-                                          int64_t first_col, int64_t cols) {
+__device__ inline void map_and_store_pack(const RowIo& io, const PackedOf<RowIo, N>& packed,
+                                          const typename Op::Final& fin, int64_t first_col, int64_t cols) {
+  typename Op::In v[N];
+  RowIo::template unpack<N>(packed, v);
   typename Op::Acc out[N];
 #pragma unroll
   for (int i = 0; i < N; ++i) out[i] = Op::map(v[i], fin);
   store_pack_of_row<N>(io, out, first_col, cols);
 }
 
-// Loads U packs of a row, first, first + stride, ...; those past the row's end read the pad value.
+// Loads U packs of a row, first, first + stride, ...; those past the row's end hold pads.
 template <class Op, int N, int U, class RowIo>
-__device__ inline void load_strided_packs(const RowIo& io, typename Op::In* v, int64_t first, int64_t stride,
+__device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v, int64_t first, int64_t stride,
                                           int64_t packs, int phase, int64_t cols) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int64_t p = first + u * stride;
-    if (p < packs) {
-      load_pack_of_row<Op, N>(io, &v[u * N], p * N - phase, cols);
-    } else {
-#pragma unroll
-      for (int i = 0; i < N; ++i) v[u * N + i] = Op::pad();
-    }
+    v[u] = p < packs ? load_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
   }
 }
 
-// Maps and stores the packs that load_strided_packs loaded.
+// One thread's state over U packs, unpacked kReduceChunk values at a time: reducing all at once keeps
+// every unpacked value alive (64 floats for 8 bf16 packs: 128 registers, seen in ptxas).
+inline constexpr int kReduceChunk = 16;
+
 template <class Op, int N, int U, class RowIo>
-__device__ inline void map_and_store_strided_packs(const RowIo& io, const typename Op::In* v,
+__device__ inline typename Op::State reduce_packs(const PackedOf<RowIo, N>* v) {
+  constexpr int C = U < kReduceChunk / N ? U : (kReduceChunk / N > 0 ? kReduceChunk / N : 1);  // packs per chunk
+  typename Op::State state;
+#pragma unroll
+  for (int u0 = 0; u0 < U; u0 += C) {
+    typename Op::In values[C * N];
+#pragma unroll
+    for (int c = 0; c < C; ++c) RowIo::template unpack<N>(v[u0 + c], &values[c * N]);
+    const typename Op::State chunk = Op::template reduce<C * N>(values);
+    state = u0 == 0 ? chunk : Op::combine(state, chunk);
+  }
+  return state;
+}
+
+// Maps and stores the packs load_strided_packs loaded. Laundering first makes the compiler unpack
+// them again rather than keep the unpacked values of the reduction alive across it.
+template <class Op, int N, int U, class RowIo>
+__device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v,
                                                    const typename Op::Final& fin, int64_t first, int64_t stride,
                                                    int64_t packs, int phase, int64_t cols) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int64_t p = first + u * stride;
-    if (p < packs) map_and_store_pack<Op, N>(io, &v[u * N], fin, p * N - phase, cols);
+    if (p >= packs) continue;
+    RowIo::template launder<N>(v[u]);
+    map_and_store_pack<Op, N>(io, v[u], fin, p * N - phase, cols);
   }
 }
 

@@ -11,7 +11,7 @@ inline constexpr int kTwoPassBatch = 4;
 
 template <class Op, int N, class Io>
 __global__ void __launch_bounds__(1024) two_pass_rows_kernel(Io io, int64_t rows, int64_t cols) {
-  using In = typename Op::In;
+  using RowIo = typename Io::Row;
   using State = typename Op::State;
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
@@ -21,16 +21,15 @@ __global__ void __launch_bounds__(1024) two_pass_rows_kernel(Io io, int64_t rows
     const int64_t packs = packs_in_row(cols, phase, N);
     State state = Op::identity();
     for (int64_t p0 = threadIdx.x; p0 < packs; p0 += kTwoPassBatch * blockDim.x) {
-      In v[kTwoPassBatch * N];
+      PackedOf<RowIo, N> v[kTwoPassBatch];
       load_strided_packs<Op, N, kTwoPassBatch>(row_io, v, p0, blockDim.x, packs, phase, cols);
-      state = Op::combine(state, Op::template reduce<kTwoPassBatch * N>(v));
+      state = Op::combine(state, reduce_packs<Op, N, kTwoPassBatch, RowIo>(v));
     }
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
     for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
-      In v[N];
-      load_pack_of_row<Op, N>(row_io, v, p * N - phase, cols);
-      map_and_store_pack<Op, N>(row_io, v, fin, p * N - phase, cols);
+      map_and_store_pack<Op, N>(row_io, load_pack_of_row<Op, N>(row_io, p * N - phase, cols), fin, p * N - phase,
+                                cols);
     }
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }

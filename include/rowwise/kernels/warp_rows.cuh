@@ -9,7 +9,7 @@ namespace rowwise {
 
 template <class Op, int N, int K, int R, class Io>
 __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
-  using In = typename Op::In;
+  using RowIo = typename Io::Row;
   const int lane = threadIdx.x % kWarpSize;
   const int group_lane = lane & (width - 1);
   const int group = lane / width;
@@ -19,7 +19,7 @@ __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
   // The loop is uniform over the warp (shuffles need every lane); rows past the end only pad.
   // Within one load instruction the groups read consecutive rows, so the warp reads one span.
   for (int64_t base = warp * groups * R; base < rows; base += warps * groups * R) {
-    In v[R][K * N];
+    PackedOf<RowIo, N> v[R][K];
     int phase[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -32,7 +32,7 @@ __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
     // Reduce all R rows before the first shuffle: their chains are independent and interleave.
     typename Op::State state[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) state[r] = Op::template reduce<K * N>(v[r]);
+    for (int r = 0; r < R; ++r) state[r] = reduce_packs<Op, N, K, RowIo>(v[r]);
 #pragma unroll
     for (int r = 0; r < R; ++r) state[r] = warp_allreduce(state[r], CombineOf<Op>{}, width);
 #pragma unroll

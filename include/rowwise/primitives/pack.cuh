@@ -42,6 +42,14 @@ __device__ inline void store_raw(void* p, const uint2& r) {
 }
 template <class R> __device__ inline void store_raw(void* p, const R& r) { *static_cast<R*>(p) = r; }
 
+// An empty asm that claims to change the registers: the compiler must unpack them again instead of
+// keeping values it unpacked earlier alive (which would undo keeping the row packed).
+__device__ inline void launder_raw(uint4& r) { asm volatile("" : "+r"(r.x), "+r"(r.y), "+r"(r.z), "+r"(r.w)); }
+__device__ inline void launder_raw(uint2& r) { asm volatile("" : "+r"(r.x), "+r"(r.y)); }
+__device__ inline void launder_raw(unsigned& r) { asm volatile("" : "+r"(r)); }
+__device__ inline void launder_raw(unsigned short& r) { asm volatile("" : "+h"(r)); }
+__device__ inline void launder_raw(unsigned char&) {}
+
 // Assumptions: p is a global address aligned to sizeof(T) * N.
 template <int N, class T> __device__ inline Pack<T, N> load_pack(const T* p) {
   typename RawBits<sizeof(T) * N>::type raw;
