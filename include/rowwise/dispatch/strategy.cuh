@@ -3,8 +3,10 @@
 // the CPU tests check every choice.
 #pragma once
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 
+#include "../kernels/block_rows.cuh"
 #include "device_info.cuh"
 
 namespace rowwise {
@@ -39,9 +41,9 @@ inline constexpr WarpConfig kWarpConfigs[] = {{1, 4}, {2, 2}, {4, 1}, {8, 1}};
 inline constexpr int kWarpBlockThreads = 128;
 inline constexpr int kMinGroupBytes = 128;
 
-// Register-resident block rows: K packs per thread (instantiated for these), and the largest block.
+// Register-resident block rows: K packs per thread (instantiated for these); the largest block for
+// each is block_max_threads(K) (kernels/block_rows.cuh).
 inline constexpr int kBlockPacksPerThread[] = {4, 8};
-inline constexpr int kBlockMaxThreads = 1024;
 inline constexpr int kStreamBlockThreads = 1024;  // block_smem and two_pass
 
 // Shared memory every block keeps for itself (reduction slots), besides the row buffer.
@@ -101,15 +103,16 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       return false;
     }
     case Strategy::kBlock: {
-      // The most packs per thread the value budget allows: fewer threads per row, more rows per SM.
-      int k = kBlockPacksPerThread[0];
-      for (int c : kBlockPacksPerThread)
-        if (c * shape.pack * shape.value_bytes <= kStoredBytesPerThread) k = c;
-      const int64_t threads = (shape.max_packs + k - 1) / k;
-      if (threads > kBlockMaxThreads) return false;
-      plan->packs_per_thread = k;
-      plan->threads = static_cast<int>((threads + 31) / 32 * 32);
-      return true;
+      // The most packs per thread the budget allows: fewer threads per row, more rows per SM.
+      for (int i = static_cast<int>(std::size(kBlockPacksPerThread)) - 1; i >= 0; --i) {
+        const int k = kBlockPacksPerThread[i];
+        const int64_t threads = (shape.max_packs + k - 1) / k;
+        if (k * shape.pack * shape.value_bytes > kStoredBytesPerThread || threads > block_max_threads(k)) continue;
+        plan->packs_per_thread = k;
+        plan->threads = static_cast<int>((threads + 31) / 32 * 32);
+        return true;
+      }
+      return false;
     }
     case Strategy::kBlockSmem:
       plan->smem_bytes = shape.row_value_bytes();

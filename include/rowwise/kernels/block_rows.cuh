@@ -1,14 +1,18 @@
 // Strategy `block`: a row lives in the registers of a whole block (blockDim.x threads, K packs each),
-// reduced across warps through shared memory. Rows of up to blockDim.x * K packs; a block loops over
-// rows, so the grid needs only as many blocks as fit on the GPU at once.
+// reduced across warps through shared memory. A block loops over rows, so the grid needs only as many
+// blocks as fit on the GPU at once.
 #pragma once
 #include "../primitives/block_reduce.cuh"
 #include "row_common.cuh"
 
 namespace rowwise {
 
+// Rows of up to block_max_threads(K) * K packs: eight packs a thread get 128 registers (512 threads),
+// four get 64 (1024 threads); at 64 registers eight bf16 packs spilled in log_softmax.
+__host__ __device__ constexpr int block_max_threads(int k) { return k >= 8 ? 512 : 1024; }
+
 template <class Op, int N, int K, class Io>
-__global__ void __launch_bounds__(1024) block_rows_kernel(Io io, int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(block_max_threads(K)) block_rows_kernel(Io io, int64_t rows, int64_t cols) {
   using RowIo = typename Io::Row;
   using State = typename Op::State;
   __shared__ State slots[2][kMaxWarpsPerBlock];

@@ -44,7 +44,7 @@ template <class A> struct SoftmaxOp : SoftmaxOpBase<A> {
     A m, inv_sum;
   };
   // All -inf row: s = 0, inv_sum = inf, exp(-inf - -inf) = NaN: NaN like PyTorch.
-  __device__ static Final finalize(const MaxSum<A>& st) { return {st.m, A(1) / st.s}; }
+  __device__ static Final finalize(const MaxSum<A>& st) { return {st.m, math::reciprocal(st.s)}; }
   __device__ static A map(A x, const Final& f) { return math::exp(x - f.m) * f.inv_sum; }
 };
 
