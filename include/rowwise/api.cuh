@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -11,7 +12,9 @@
 #include "dispatch/launch.cuh"
 #include "dispatch/strategy.cuh"
 #include "io/row_io.cuh"
+#include "ops/absmax.cuh"
 #include "ops/softmax.cuh"
+#include "ops/softmax_backward.cuh"
 #include "primitives/pack.cuh"
 
 namespace rowwise {
@@ -58,12 +61,43 @@ cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int ele
 }
 
 // Packs of the longest row: exact when every row has the first row's phase, else the worst case.
-inline int64_t max_packs_for(const void* base, int elem_bytes, std::initializer_list<int64_t> strides, int64_t cols,
-                             int pack) {
-  bool same_phase = true;
-  for (int64_t s : strides) same_phase = same_phase && s % pack == 0;
-  if (!same_phase) return max_packs_in_row(cols, pack);
-  return packs_in_row(cols, static_cast<int>(reinterpret_cast<uintptr_t>(base) / elem_bytes % pack), pack);
+inline int64_t max_packs_for(const StridedOperand* operands, size_t count, int64_t cols, int pack) {
+  for (size_t i = 0; i < count; ++i)
+    if (operands[i].row_stride % pack != 0) return max_packs_in_row(cols, pack);
+  const StridedOperand& first = operands[0];
+  return packs_in_row(cols, static_cast<int>(reinterpret_cast<uintptr_t>(first.base) / first.elem_bytes % pack), pack);
+}
+
+// Every operand usable, and an output that aliases an input uses the same row stride (in place).
+inline bool operands_ok(int64_t rows, int64_t cols, std::initializer_list<StridedOperand> inputs,
+                        std::initializer_list<StridedOperand> outputs) {
+  for (const auto* list : {&inputs, &outputs})
+    for (const StridedOperand& o : *list)
+      if (!operand_ok(o.base, o.elem_bytes, o.row_stride, rows, cols)) return false;
+  for (const StridedOperand& out : outputs)
+    for (const StridedOperand& in : inputs)
+      if (out.base == in.base && out.row_stride != in.row_stride && rows > 1) return false;
+  return true;
+}
+
+// Validates strided operands (the first input sets the phase), picks the pack width, launches Op.
+template <class Op, int MaxPack, class Io>
+cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::initializer_list<StridedOperand> inputs,
+                             std::initializer_list<StridedOperand> outputs, cudaStream_t stream, Options options) {
+  if (!shape_ok(rows, cols)) return cudaErrorInvalidValue;
+  if (rows == 0) return cudaSuccess;
+  if (!operands_ok(rows, cols, inputs, outputs)) return cudaErrorInvalidValue;
+  std::array<StridedOperand, 4> all{};
+  size_t count = 0;
+  for (const auto* list : {&inputs, &outputs})
+    for (const StridedOperand& o : *list) all[count++] = o;
+  const int pack = common_pack_width(all.data(), count);
+  const int64_t max_packs = max_packs_for(all.data(), count, cols, pack);
+  return run_rows<Op, MaxPack>(io, rows, cols, pack, all[0].elem_bytes, max_packs, options, stream);
+}
+
+template <class T> StridedOperand operand(const T* p, int64_t stride) {
+  return {p, stride, static_cast<int>(sizeof(T))};
 }
 
 // Forward ops over strided pointers: y = op(x) row by row.
@@ -71,16 +105,9 @@ template <template <class> class OpOf, class T>
 cudaError_t run_pointer_rows(const T* x, T* y, int64_t rows, int64_t cols, int64_t x_stride, int64_t y_stride,
                              cudaStream_t stream, Options options) {
   static_assert(is_element_v<T>, "rowwise: element type must be float, double, __half or __nv_bfloat16");
-  if (!shape_ok(rows, cols)) return cudaErrorInvalidValue;
-  if (rows == 0) return cudaSuccess;
-  constexpr int kBytes = sizeof(T);
-  if (!operand_ok(x, kBytes, x_stride, rows, cols) || !operand_ok(y, kBytes, y_stride, rows, cols))
-    return cudaErrorInvalidValue;
-  if (static_cast<const void*>(x) == y && x_stride != y_stride && rows > 1) return cudaErrorInvalidValue;
-  const int pack = common_pack_width(kBytes, {{x, x_stride}, {y, y_stride}});
-  const int64_t max_packs = max_packs_for(x, kBytes, {x_stride, y_stride}, cols, pack);
-  return run_rows<OpOf<acc_t<T>>, max_pack<T>()>(PointerIo<T>{x, y, x_stride, y_stride}, rows, cols, pack, kBytes,
-                                                max_packs, options, stream);
+  return run_strided_rows<OpOf<acc_t<T>>, max_pack<T>()>(PointerIo<T>{x, y, x_stride, y_stride}, rows, cols,
+                                                         {operand(x, x_stride)}, {operand(y, y_stride)}, stream,
+                                                         options);
 }
 
 // Forward ops over user Load/Store functors.
@@ -92,6 +119,20 @@ cudaError_t run_functor_rows(Load load, Store store, int64_t rows, int64_t cols,
   return run_rows<OpOf<A>, 8>(FunctorIo<A, Load, Store>{load, store}, rows, cols, pack, sizeof(A),
                               packs_in_row(cols, 0, pack), options, stream);
 }
+
+// Gradient ops over strided pointers: dx = op(y, dy) row by row.
+template <template <class> class OpOf, class T>
+cudaError_t run_grad_rows(const T* y, const T* dy, T* dx, int64_t rows, int64_t cols, int64_t y_stride,
+                          int64_t dy_stride, int64_t dx_stride, cudaStream_t stream, Options options) {
+  static_assert(is_element_v<T>, "rowwise: element type must be float, double, __half or __nv_bfloat16");
+  return run_strided_rows<OpOf<acc_t<T>>, max_pack<T>()>(
+      GradPointerIo<T>{y, dy, dx, y_stride, dy_stride, dx_stride}, rows, cols,
+      {operand(y, y_stride), operand(dy, dy_stride)}, {operand(dx, dx_stride)}, stream, options);
+}
+
+template <class T, class U>
+inline constexpr bool is_absmax_output_v = std::is_same_v<U, T> || std::is_same_v<U, int8_t> ||
+                                           std::is_same_v<U, __nv_fp8_e4m3>;
 
 template <class F> using if_functor_t = std::enable_if_t<std::is_class_v<F>, int>;
 
@@ -116,6 +157,52 @@ cudaError_t log_softmax(const T* x, T* y, int64_t rows, int64_t cols, int64_t x_
 }
 template <class T> cudaError_t log_softmax(const T* x, T* y, int64_t rows, int64_t cols, cudaStream_t stream = 0) {
   return log_softmax(x, y, rows, cols, cols, cols, stream);
+}
+
+// dx[r, :] = y[r, :] * (dy[r, :] - sum(y[r, :] * dy[r, :])), y the softmax output. One pass: y and dy
+// read once, dx written once. dx may alias dy or y (same stride).
+template <class T>
+cudaError_t softmax_backward(const T* y, const T* dy, T* dx, int64_t rows, int64_t cols, int64_t y_row_stride,
+                             int64_t dy_row_stride, int64_t dx_row_stride, cudaStream_t stream = 0,
+                             Options options = {}) {
+  return detail::run_grad_rows<SoftmaxBackwardOp>(y, dy, dx, rows, cols, y_row_stride, dy_row_stride, dx_row_stride,
+                                                  stream, options);
+}
+template <class T>
+cudaError_t softmax_backward(const T* y, const T* dy, T* dx, int64_t rows, int64_t cols, cudaStream_t stream = 0) {
+  return softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, stream);
+}
+
+// dx[r, :] = dy[r, :] - exp(y[r, :]) * sum(dy[r, :]), y the log_softmax output; as softmax_backward.
+template <class T>
+cudaError_t log_softmax_backward(const T* y, const T* dy, T* dx, int64_t rows, int64_t cols, int64_t y_row_stride,
+                                 int64_t dy_row_stride, int64_t dx_row_stride, cudaStream_t stream = 0,
+                                 Options options = {}) {
+  return detail::run_grad_rows<LogSoftmaxBackwardOp>(y, dy, dx, rows, cols, y_row_stride, dy_row_stride,
+                                                     dx_row_stride, stream, options);
+}
+template <class T>
+cudaError_t log_softmax_backward(const T* y, const T* dy, T* dx, int64_t rows, int64_t cols,
+                                 cudaStream_t stream = 0) {
+  return log_softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, stream);
+}
+
+// Row abs-max scaling. With U = T: y = x / max|x[r, :]| and row_scale[r] = max|x[r, :]|. With U = int8_t
+// or __nv_fp8_e4m3 (per-row symmetric quantization): y = round(x * qmax / max|x|) saturated (qmax 127
+// or 448) and row_scale[r] = max|x| / qmax, so x ≈ y * row_scale[r]. A zero row gives zeros and scale
+// 0; NaN in a row gives a NaN scale and a NaN row (0 in int8, which has no NaN). row_scale may be null.
+template <class T, class U>
+cudaError_t absmax_scale(const T* x, U* y, float* row_scale, int64_t rows, int64_t cols, int64_t x_row_stride,
+                         int64_t y_row_stride, cudaStream_t stream = 0, Options options = {}) {
+  static_assert(is_element_v<T>, "rowwise: element type must be float, double, __half or __nv_bfloat16");
+  static_assert(detail::is_absmax_output_v<T, U>, "rowwise: absmax_scale writes T, int8_t or __nv_fp8_e4m3");
+  return detail::run_strided_rows<AbsmaxScaleOp<acc_t<T>, U>, max_pack<T>()>(
+      RowScaleIo<T, U>{{x, y, x_row_stride, y_row_stride}, row_scale}, rows, cols,
+      {detail::operand(x, x_row_stride)}, {detail::operand(y, y_row_stride)}, stream, options);
+}
+template <class T, class U>
+cudaError_t absmax_scale(const T* x, U* y, float* row_scale, int64_t rows, int64_t cols, cudaStream_t stream = 0) {
+  return absmax_scale(x, y, row_scale, rows, cols, cols, cols, stream);
 }
 
 // Fused variants: `load.load<N>(A* dst, row, col)` reads N inputs, `store.store<N>(const A* src, row, col)`

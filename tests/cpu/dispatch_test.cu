@@ -102,12 +102,21 @@ TEST(Dispatch, EveryRuleCitesItsEvidence) {
 
 TEST(PackWidth, SharedPhaseKeepsFullVectors) {
   alignas(16) static float buf[64];
-  EXPECT_EQ(rowwise::common_pack_width(4, {{buf, 8}, {buf + 32, 8}}), 4);
-  EXPECT_EQ(rowwise::common_pack_width(4, {{buf + 1, 8}, {buf + 33, 8}}), 4);  // both one element off
-  EXPECT_EQ(rowwise::common_pack_width(4, {{buf + 1, 8}, {buf + 32, 8}}), 1);  // phases differ by one
-  EXPECT_EQ(rowwise::common_pack_width(4, {{buf + 2, 8}, {buf + 32, 8}}), 2);  // by two: pairs still line up
-  EXPECT_EQ(rowwise::common_pack_width(4, {{buf, 5}, {buf + 32, 3}}), 2);      // stride residues agree mod 2
-  EXPECT_EQ(rowwise::common_pack_width(2, {{buf, 16}, {buf + 32, 16}}), 8);    // 16-bit: eight per pack
+  using rowwise::common_pack_width;
+  EXPECT_EQ(common_pack_width({{buf, 8, 4}, {buf + 32, 8, 4}}), 4);
+  EXPECT_EQ(common_pack_width({{buf + 1, 8, 4}, {buf + 33, 8, 4}}), 4);  // both one element off
+  EXPECT_EQ(common_pack_width({{buf + 1, 8, 4}, {buf + 32, 8, 4}}), 1);  // phases differ by one
+  EXPECT_EQ(common_pack_width({{buf + 2, 8, 4}, {buf + 32, 8, 4}}), 2);  // by two: pairs still line up
+  EXPECT_EQ(common_pack_width({{buf, 5, 4}, {buf + 32, 3, 4}}), 2);      // stride residues agree mod 2
+  EXPECT_EQ(common_pack_width({{buf, 16, 2}, {buf + 32, 16, 2}}), 8);    // 16-bit: eight per pack
+}
+
+TEST(PackWidth, MixedElementSizesShareTheElementPhase) {
+  alignas(16) static unsigned char bytes[256];
+  // bf16 in, int8 out: eight elements per pack (16 bytes in, 8 out), phases counted in elements.
+  EXPECT_EQ(rowwise::common_pack_width({{bytes, 64, 2}, {bytes + 128, 64, 1}}), 8);
+  EXPECT_EQ(rowwise::common_pack_width({{bytes + 2, 64, 2}, {bytes + 129, 64, 1}}), 8);
+  EXPECT_EQ(rowwise::common_pack_width({{bytes + 2, 64, 2}, {bytes + 128, 64, 1}}), 1);
 }
 
 TEST(RowPacks, PhaseAddsAtMostOnePack) {

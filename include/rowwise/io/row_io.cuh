@@ -15,6 +15,7 @@
 // Fusing a scale, a mask or a cast means writing another Io, not another kernel.
 #pragma once
 #include "../primitives/numeric.cuh"
+#include "../primitives/grad_in.cuh"
 #include "../primitives/pack.cuh"
 
 namespace rowwise {
@@ -68,6 +69,66 @@ template <class T, class U = T> struct PointerIo {
     }
   };
   __device__ Row row(int64_t r) const { return {x + r * x_stride, y + r * y_stride}; }
+};
+
+// PointerIo plus the per-row float written by ops that emit one (abs-max scaling); may be null.
+template <class T, class U> struct RowScaleIo : PointerIo<T, U> {
+  float* row_scale;
+  __device__ void store_row_scale(int64_t row, float v) const {
+    if (row_scale != nullptr) row_scale[row] = v;
+  }
+};
+
+// Gradient ops: strided y and dy in, strided dx out.
+template <class T> struct GradPointerIo {
+  using Acc = acc_t<T>;
+  using In = GradIn<Acc>;
+  const T* y;
+  const T* dy;
+  T* dx;
+  int64_t y_stride, dy_stride, dx_stride;
+
+  struct Row {
+    const T* y;
+    const T* dy;
+    T* dx;
+    template <int N> struct Packed {
+      typename PointerIo<T>::Row::template Packed<N> y, dy;
+    };
+    using Half = typename PointerIo<T>::Row;
+    template <int N> __device__ int phase() const { return Half{y, nullptr}.template phase<N>(); }
+    template <int N> __device__ void load(In* dst, int64_t col) const {
+      Acc ys[N], dys[N];
+      Half{y, nullptr}.template load<N>(ys, col);
+      Half{dy, nullptr}.template load<N>(dys, col);
+#pragma unroll
+      for (int i = 0; i < N; ++i) dst[i] = {ys[i], dys[i]};
+    }
+    template <int N> __device__ void store(const Acc* src, int64_t col) const {
+      Half{nullptr, dx}.template store<N>(src, col);
+    }
+    template <int N> __device__ Packed<N> load_packed(int64_t col) const {
+      return {Half{y, nullptr}.template load_packed<N>(col), Half{dy, nullptr}.template load_packed<N>(col)};
+    }
+    template <int N> __device__ static Packed<N> pack(const In* v) {
+      Acc ys[N], dys[N];
+#pragma unroll
+      for (int i = 0; i < N; ++i) ys[i] = v[i].y, dys[i] = v[i].dy;
+      return {Half::template pack<N>(ys), Half::template pack<N>(dys)};
+    }
+    template <int N> __device__ static void unpack(const Packed<N>& p, In* v) {
+      Acc ys[N], dys[N];
+      Half::template unpack<N>(p.y, ys);
+      Half::template unpack<N>(p.dy, dys);
+#pragma unroll
+      for (int i = 0; i < N; ++i) v[i] = {ys[i], dys[i]};
+    }
+    template <int N> __device__ static void launder(Packed<N>& p) {
+      Half::template launder<N>(p.y);
+      Half::template launder<N>(p.dy);
+    }
+  };
+  __device__ Row row(int64_t r) const { return {y + r * y_stride, dy + r * dy_stride, dx + r * dx_stride}; }
 };
 
 // Adapts user Load/Store functors with the OneFlow-style interface (load<N>(dst, row, col),

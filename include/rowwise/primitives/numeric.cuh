@@ -2,6 +2,7 @@
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -27,11 +28,32 @@ template <> __host__ __device__ inline __nv_bfloat16 store_as<__nv_bfloat16, flo
   return __float2bfloat16_rn(v);
 }
 
+// Quantized output types: saturating, round-to-nearest conversion from float. NaN becomes 0 in int8
+// (it has no NaN; the row's scale carries the NaN) and NaN in fp8 e4m3.
+template <> __host__ __device__ inline int8_t store_as<int8_t, float>(float v) {
+  const float r = rintf(fminf(fmaxf(v, -127.f), 127.f));
+  return v != v ? int8_t(0) : static_cast<int8_t>(r);
+}
+template <> __host__ __device__ inline __nv_fp8_e4m3 store_as<__nv_fp8_e4m3, float>(float v) {
+  return __nv_fp8_e4m3(v);  // satfinite: beyond ±448 saturates
+}
+template <> __host__ __device__ inline float load_as<float, __nv_fp8_e4m3>(__nv_fp8_e4m3 v) { return float(v); }
+
+// The largest magnitude an output type takes in abs-max scaling: 1 for plain scaling to [-1, 1].
+template <class Out> struct QuantLimits { static constexpr float qmax = 1.f; };
+template <> struct QuantLimits<int8_t> { static constexpr float qmax = 127.f; };
+template <> struct QuantLimits<__nv_fp8_e4m3> { static constexpr float qmax = 448.f; };
+
 namespace math {
 
 template <class A> __host__ __device__ inline A infinity();
 template <> __host__ __device__ inline float infinity<float>() { return HUGE_VALF; }
 template <> __host__ __device__ inline double infinity<double>() { return HUGE_VAL; }
+
+// max that propagates NaN (fmax ignores it).
+template <class A> __host__ __device__ inline A max_nan(A a, A b) { return (a != a || a > b) ? a : b; }
+__host__ __device__ inline float abs(float x) { return fabsf(x); }
+__host__ __device__ inline double abs(double x) { return fabs(x); }
 
 // max ignoring NaN: one FMNMX.
 __host__ __device__ inline float max(float a, float b) { return fmaxf(a, b); }

@@ -68,27 +68,33 @@ template <int N, class T> __device__ inline void store_pack(T* p, const Pack<T, 
 struct StridedOperand {
   const void* base;
   int64_t row_stride;  // in elements
+  int elem_bytes;
 };
 
 // Packs are aligned in memory, not in the row: row r's element c sits in lane
 // (phase(r) + c) % N of its pack, where phase(r) = (base/elem + r*stride) % N. One N-wide access
 // per pack is therefore legal for every operand of an op when all operands share that phase on every
-// row: equal base phases and equal stride residues. The widest such N (a power of two, at most
-// 16 bytes) is the pack width; rows with any start address or length still use full packs in their
-// interior and element accesses only in their first and last pack.
-inline int common_pack_width(int elem_bytes, std::initializer_list<StridedOperand> operands) {
-  for (int n = kMaxPackBytes / elem_bytes; n > 1; n /= 2) {
+// row: equal base phases and equal stride residues. The widest such N (a power of two, at most 16
+// bytes for the widest operand) is the pack width; rows with any start address or length still use
+// full packs in their interior and element accesses only in their first and last pack.
+inline int common_pack_width(const StridedOperand* operands, size_t count) {
+  int widest = 1;
+  for (size_t i = 0; i < count; ++i) widest = operands[i].elem_bytes > widest ? operands[i].elem_bytes : widest;
+  const StridedOperand& first = operands[0];
+  for (int n = kMaxPackBytes / widest; n > 1; n /= 2) {
     bool ok = true;
-    const StridedOperand& first = *operands.begin();
-    const uintptr_t first_phase = reinterpret_cast<uintptr_t>(first.base) / elem_bytes % n;
-    const int64_t first_residue = first.row_stride % n;
-    for (const StridedOperand& o : operands) {
-      ok = ok && reinterpret_cast<uintptr_t>(o.base) / elem_bytes % n == first_phase &&
-           o.row_stride % n == first_residue;
+    const uintptr_t first_phase = reinterpret_cast<uintptr_t>(first.base) / first.elem_bytes % n;
+    for (size_t i = 0; i < count; ++i) {
+      const StridedOperand& o = operands[i];
+      ok = ok && reinterpret_cast<uintptr_t>(o.base) / o.elem_bytes % n == first_phase &&
+           o.row_stride % n == first.row_stride % n;
     }
     if (ok) return n;
   }
   return 1;
+}
+inline int common_pack_width(std::initializer_list<StridedOperand> operands) {
+  return common_pack_width(operands.begin(), operands.size());
 }
 
 }  // namespace rowwise

@@ -1,0 +1,35 @@
+// Op policy for row abs-max scaling: scale = max |x| over the row, y = x * qmax / scale, written in the
+// output type (the input type with qmax 1, or int8 / fp8 e4m3 for per-row symmetric quantization).
+// The per-row value written for dequantization is scale / qmax, so x ≈ y * row_scale.
+#pragma once
+#include "../primitives/numeric.cuh"
+
+namespace rowwise {
+
+template <class A, class Out> struct AbsmaxScaleOp {
+  using Acc = A;
+  using In = A;
+  using State = A;
+  static constexpr float kQmax = QuantLimits<Out>::qmax;
+  struct Final {
+    A absmax, mul;
+  };
+  __device__ static In pad() { return A(0); }
+  __device__ static State identity() { return A(0); }
+  // NaN-propagating max: a NaN in the row makes the scale and the whole row NaN.
+  __device__ static State combine(State a, State b) { return math::max_nan(a, b); }
+  template <int M> __device__ static State reduce(const In* v) {
+    A m = 0;
+#pragma unroll
+    for (int i = 0; i < M; ++i) m = math::max_nan(m, math::abs(v[i]));
+    return m;
+  }
+  // A zero row maps to zeros (mul 0), never 0/0.
+  __device__ static Final finalize(State m) { return {m, m > A(0) ? A(kQmax) / m : (m == A(0) ? A(0) : m)}; }
+  __device__ static A map(A x, const Final& f) { return x * f.mul; }
+  template <class Io> __device__ static void emit(const Io& io, int64_t row, const Final& f) {
+    io.store_row_scale(row, static_cast<float>(f.absmax / A(kQmax)));
+  }
+};
+
+}  // namespace rowwise

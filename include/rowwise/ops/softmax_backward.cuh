@@ -1,0 +1,49 @@
+// Op policies for the softmax and log-softmax backward passes: one reduction of the row, one map,
+// reading y and dy once and writing dx once.
+#pragma once
+#include "../primitives/grad_in.cuh"
+#include "../primitives/numeric.cuh"
+
+namespace rowwise {
+
+template <class A> struct SumOpBase {
+  using Acc = A;
+  using In = GradIn<A>;
+  using State = A;
+  struct Final {
+    A sum;
+  };
+  __device__ static In pad() { return {A(0), A(0)}; }
+  __device__ static State identity() { return A(0); }
+  __device__ static State combine(State a, State b) { return a + b; }
+  __device__ static Final finalize(State s) { return {s}; }
+  template <class Io, class F> __device__ static void emit(const Io&, int64_t, const F&) {}
+};
+
+// dx = y * (dy - sum(y * dy))
+template <class A> struct SoftmaxBackwardOp : SumOpBase<A> {
+  using typename SumOpBase<A>::In;
+  using typename SumOpBase<A>::Final;
+  template <int M> __device__ static A reduce(const In* v) {
+    A s = 0;
+#pragma unroll
+    for (int i = 0; i < M; ++i) s += v[i].y * v[i].dy;
+    return s;
+  }
+  __device__ static A map(const In& v, const Final& f) { return v.y * (v.dy - f.sum); }
+};
+
+// dx = dy - exp(y) * sum(dy), y being log-probabilities
+template <class A> struct LogSoftmaxBackwardOp : SumOpBase<A> {
+  using typename SumOpBase<A>::In;
+  using typename SumOpBase<A>::Final;
+  template <int M> __device__ static A reduce(const In* v) {
+    A s = 0;
+#pragma unroll
+    for (int i = 0; i < M; ++i) s += v[i].dy;
+    return s;
+  }
+  __device__ static A map(const In& v, const Final& f) { return v.dy - math::exp(v.y) * f.sum; }
+};
+
+}  // namespace rowwise
