@@ -57,7 +57,7 @@ cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int ele
   const RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(Stored))};
   Plan plan;
   if (!choose_plan(shape, dev, options.strategy, &plan)) return cudaErrorInvalidValue;
-  return visit_pack<MaxPack>(pack, [&](auto n) { return launch_plan<Op, decltype(n)::value>(io, shape, plan, dev, stream); });
+  return visit_pack<MaxPack>(pack, [&](auto n) { return launch_plan<Op, decltype(n)::value>(io, shape, plan, stream); });
 }
 
 // Packs of the longest row: exact when every row has the first row's phase, else the worst case.

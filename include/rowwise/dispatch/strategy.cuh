@@ -39,6 +39,7 @@ struct WarpConfig {
 };
 inline constexpr WarpConfig kWarpConfigs[] = {{1, 4}, {2, 2}, {4, 1}, {8, 1}};
 inline constexpr int kWarpBlockThreads = 128;
+inline constexpr int64_t kWarpBlockBytes = 32 * 1024;  // input bytes one warp-strategy block moves
 inline constexpr int kMinGroupBytes = 128;
 
 // Register-resident block rows: K packs per thread (instantiated for these); the largest block for
