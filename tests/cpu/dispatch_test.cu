@@ -11,14 +11,15 @@ using rowwise::RowShape;
 using rowwise::Strategy;
 
 const rowwise::DeviceInfo kHopper{132, 227 * 1024, 2048, 9};
+const rowwise::DeviceInfo kAmpere{108, 163 * 1024, 2048, 8};  // no thread-block clusters
 
 RowShape aligned_shape(int64_t cols, int elem_bytes, int pack, int64_t rows = 1000) {
   return RowShape{rows, cols, pack, pack * elem_bytes, rowwise::packs_in_row(cols, 0, pack), elem_bytes};
 }
 
-Plan choose(const RowShape& s, Strategy forced = Strategy::kAuto) {
+Plan choose(const RowShape& s, Strategy forced = Strategy::kAuto, const rowwise::DeviceInfo& dev = kHopper) {
   Plan p;
-  EXPECT_TRUE(rowwise::choose_plan(s, kHopper, forced, &p)) << "cols " << s.cols;
+  EXPECT_TRUE(rowwise::choose_plan(s, dev, forced, &p)) << "cols " << s.cols;
   return p;
 }
 
@@ -80,11 +81,30 @@ TEST(Dispatch, BlockRowsUpTo16KFloats) {
   EXPECT_EQ(choose(aligned_shape(16385, 4, 4)).strategy, Strategy::kBlockSmem);
 }
 
-TEST(Dispatch, SharedMemoryWhileTheRowFits) {
-  const Plan p = choose(aligned_shape(50000, 4, 4));
+TEST(Dispatch, FewLongRowsSpreadOverClustersOnHopper) {
+  const Plan forced = choose(aligned_shape(32768, 4, 4), Strategy::kCluster);  // smallest that holds it
+  EXPECT_EQ(forced.cluster_size, 2);
+  EXPECT_EQ(forced.threads, 512);
+  EXPECT_EQ(choose(aligned_shape(32768, 4, 4)).strategy, Strategy::kBlockSmem);  // 1000 rows fill the GPU
+  const Plan decode = choose(aligned_shape(131072, 4, 4, 1));  // one row: 16 slices of 32 KB
+  EXPECT_EQ(decode.strategy, Strategy::kCluster);
+  EXPECT_EQ(decode.cluster_size, 16);
+  const Plan eight = choose(aligned_shape(262144, 2, 8, 8));  // 8 rows: 8 x 16 CTAs of 32 KB
+  EXPECT_EQ(eight.strategy, Strategy::kCluster);
+  EXPECT_EQ(eight.cluster_size, 16);
+  const Plan small = choose(aligned_shape(8192, 4, 4, 2));  // 32 KB rows: slices stay >= 4 KB
+  EXPECT_EQ(small.strategy, Strategy::kCluster);
+  EXPECT_EQ(small.cluster_size, 8);
+  Plan none;
+  EXPECT_FALSE(rowwise::choose_plan(aligned_shape(32768, 4, 4), kAmpere, Strategy::kCluster, &none));
+}
+
+TEST(Dispatch, SharedMemoryWhileTheRowFitsWithoutClusters) {
+  const Plan p = choose(aligned_shape(40000, 4, 4), Strategy::kAuto, kAmpere);
   EXPECT_EQ(p.strategy, Strategy::kBlockSmem);
-  EXPECT_EQ(p.smem_bytes, 50000 * 4);
-  EXPECT_EQ(choose(aligned_shape(60000, 4, 4)).strategy, Strategy::kTwoPass);
+  EXPECT_EQ(p.smem_bytes, 40000 * 4);
+  EXPECT_EQ(choose(aligned_shape(50000, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kTwoPass);
+  EXPECT_EQ(choose(aligned_shape(50000, 4, 4), Strategy::kBlockSmem).smem_bytes, 50000 * 4);
   EXPECT_EQ(choose(aligned_shape(1 << 24, 4, 4)).strategy, Strategy::kTwoPass);
 }
 

@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <cstdint>
 
 #include "../kernels/block_rows.cuh"
 #include "../kernels/block_smem_rows.cuh"
+#include "../kernels/cluster_rows.cuh"
 #include "../kernels/two_pass_rows.cuh"
 #include "../kernels/warp_rows.cuh"
 #include "strategy.cuh"
@@ -60,11 +64,60 @@ cudaError_t launch_row_blocks(Kernel kernel, const Io& io, const RowShape& shape
   return cudaPeekAtLastError();
 }
 
+// One cluster of plan.cluster_size CTAs per row. A device that cannot co-schedule such a cluster (too
+// few free SMs per GPC, a non-portable size refused) falls back to the two_pass strategy.
+template <class Op, int N, int K, class Io>
+cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream) {
+  auto kernel = cluster_rows_kernel<Op, N, K, Io>;
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = plan.cluster_size;
+  attribute[0].val.clusterDim.y = 1;
+  attribute[0].val.clusterDim.z = 1;
+  config.gridDim = grid_for(shape.rows * plan.cluster_size, plan.cluster_size) * plan.cluster_size;
+  config.blockDim = plan.threads;
+  config.stream = stream;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  // Whether the device can co-schedule this cluster shape: asked once per device and shape (the
+  // query costs microseconds, as much as a decode-sized launch).
+  static std::mutex mutex;
+  static std::map<std::tuple<int, int, int>, bool> schedulable;
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  bool ok = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto key = std::make_tuple(device, plan.cluster_size, plan.threads);
+    auto it = schedulable.find(key);
+    if (it == schedulable.end()) {
+      if (plan.cluster_size > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      int clusters = 0;
+      const bool fits = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
+      cudaGetLastError();  // a refusal is an answer, not an error to report later
+      it = schedulable.emplace(key, fits).first;
+    }
+    ok = it->second;
+  }
+  if (!ok) {
+    Plan fallback = plan;
+    fallback.strategy = Strategy::kTwoPass;
+    fallback.threads = kStreamBlockThreads;
+    return launch_row_blocks(two_pass_rows_kernel<Op, N, Io>, io, shape, fallback, stream);
+  }
+  if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols); e != cudaSuccess) return e;
+  return cudaPeekAtLastError();
+}
+
 template <class Op, int N, int I, class Io>
 cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan,
                          cudaStream_t stream) {
   constexpr int k = kBlockPacksPerThread[I];
-  if (plan.packs_per_thread == k) return launch_row_blocks(block_rows_kernel<Op, N, k, Io>, io, shape, plan, stream);
+  if (plan.packs_per_thread == k) {
+    if (plan.strategy == Strategy::kCluster) return launch_cluster<Op, N, k>(io, shape, plan, stream);
+    return launch_row_blocks(block_rows_kernel<Op, N, k, Io>, io, shape, plan, stream);
+  }
   if constexpr (I + 1 < static_cast<int>(std::size(kBlockPacksPerThread))) {
     return launch_block<Op, N, I + 1>(io, shape, plan, stream);
   } else {
@@ -79,6 +132,7 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan,
     case Strategy::kWarp:
       return launch_warp<Op, N, 0>(io, shape, plan, stream);
     case Strategy::kBlock:
+    case Strategy::kCluster:
       return launch_block<Op, N, 0>(io, shape, plan, stream);
     case Strategy::kBlockSmem:
       return launch_row_blocks(block_smem_rows_kernel<Op, N, Io>, io, shape, plan, stream);

@@ -11,7 +11,7 @@
 
 namespace rowwise {
 
-enum class Strategy { kAuto, kWarp, kBlock, kBlockSmem, kTwoPass };
+enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kTwoPass };
 
 // The shape of one launch as dispatch sees it.
 struct RowShape {
@@ -43,9 +43,14 @@ inline constexpr int64_t kWarpBlockBytes = 32 * 1024;  // input bytes one warp-s
 inline constexpr int kMinGroupBytes = 128;
 
 // Register-resident block rows: K packs per thread (instantiated for these); the largest block for
-// each is block_max_threads(K) (kernels/block_rows.cuh).
+// each is block_max_threads of its stored bytes (kernels/block_rows.cuh).
 inline constexpr int kBlockPacksPerThread[] = {4, 8};
 inline constexpr int kStreamBlockThreads = 1024;  // block_smem and two_pass
+
+// Cluster rows: each CTA holds a block-sized slice (at most kClusterSliceBytes); cluster sizes above 8
+// are Hopper's non-portable ones, checked against the device when launched.
+inline constexpr int kMaxClusterSize = 16;
+inline constexpr int64_t kClusterSliceBytes = 65536;
 
 // Shared memory every block keeps for itself (reduction slots), besides the row buffer.
 inline constexpr int kStaticSmemReserve = 1024;
@@ -53,17 +58,22 @@ inline constexpr int kStaticSmemReserve = 1024;
 struct StrategyRule {
   Strategy strategy;
   int64_t max_row_value_bytes;  // rows with more on-chip bytes go further down the table
+  bool only_few_rows;           // only while there are fewer rows than SMs
   const char* evidence;
 };
 
 inline constexpr int64_t kUnbounded = INT64_MAX;
 
 inline constexpr StrategyRule kStrategyRules[] = {
-    {Strategy::kWarp, 4096, "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
-    {Strategy::kBlock, 65536, "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
-    {Strategy::kBlockSmem, kUnbounded, "docs/perf.md#dispatch: while the row fits in shared memory"},
-    {Strategy::kTwoPass, kUnbounded, "rows that fit nowhere on chip"},
+    {Strategy::kWarp, 4096, false, "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
+    {Strategy::kCluster, kUnbounded, true, "docs/perf.md#dispatch: fewer rows than SMs spread over clusters"},
+    {Strategy::kBlock, 65536, false, "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
+    {Strategy::kBlockSmem, kUnbounded, false, "docs/perf.md#dispatch: while the row fits in shared memory"},
+    {Strategy::kTwoPass, kUnbounded, false, "rows that fit nowhere on chip"},
 };
+
+// Few long rows spread over bigger clusters while the GPU has SMs to spare, down to slices this small.
+inline constexpr int64_t kMinClusterSliceBytes = 4096;
 
 // A launch: the strategy and its configuration.
 struct Plan {
@@ -72,7 +82,8 @@ struct Plan {
   int width = 0;            // warp: lanes per row
   int packs_per_lane = 0;   // warp: K
   int rows_per_group = 0;   // warp: R
-  int packs_per_thread = 0; // block: K
+  int packs_per_thread = 0; // block, cluster: K
+  int cluster_size = 0;     // cluster: CTAs per row
   int64_t smem_bytes = 0;   // dynamic shared memory
 };
 
@@ -81,6 +92,21 @@ inline int lanes_for(int64_t n) {
   int w = 1;
   while (w < n) w *= 2;
   return w;
+}
+
+// A register-resident slice of `packs` packs for one block: the most packs per thread the budget
+// allows (fewer threads per row, more rows per SM).
+inline bool plan_block_slice(int64_t packs, const RowShape& shape, Plan* plan) {
+  for (int i = static_cast<int>(std::size(kBlockPacksPerThread)) - 1; i >= 0; --i) {
+    const int k = kBlockPacksPerThread[i];
+    const int64_t threads = (packs + k - 1) / k;
+    const int stored = k * shape.pack * shape.value_bytes;
+    if (stored > kStoredBytesPerThread || threads > block_max_threads(stored)) continue;
+    plan->packs_per_thread = k;
+    plan->threads = static_cast<int>((threads + 31) / 32 * 32);
+    return true;
+  }
+  return false;
 }
 
 // Configures `s` for the shape; false if the row does not fit the strategy.
@@ -103,14 +129,20 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       }
       return false;
     }
-    case Strategy::kBlock: {
-      // The most packs per thread the budget allows: fewer threads per row, more rows per SM.
-      for (int i = static_cast<int>(std::size(kBlockPacksPerThread)) - 1; i >= 0; --i) {
-        const int k = kBlockPacksPerThread[i];
-        const int64_t threads = (shape.max_packs + k - 1) / k;
-        if (k * shape.pack * shape.value_bytes > kStoredBytesPerThread || threads > block_max_threads(k)) continue;
-        plan->packs_per_thread = k;
-        plan->threads = static_cast<int>((threads + 31) / 32 * 32);
+    case Strategy::kBlock:
+      return plan_block_slice(shape.max_packs, shape, plan);
+    case Strategy::kCluster: {
+      if (dev.cc_major < 9) return false;
+      const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
+      for (int c = 2; c <= kMaxClusterSize; c *= 2) {
+        const int64_t slice = (shape.max_packs + c - 1) / c;
+        if (slice * pack_bytes > kClusterSliceBytes || !plan_block_slice(slice, shape, plan)) continue;
+        // The smallest cluster that holds the row, grown while few rows leave SMs idle.
+        while (c < kMaxClusterSize && shape.rows * c * 2 <= dev.sm_count &&
+               (shape.max_packs + 2 * c - 1) / (2 * c) * pack_bytes >= kMinClusterSliceBytes)
+          c *= 2;
+        plan_block_slice((shape.max_packs + c - 1) / c, shape, plan);
+        plan->cluster_size = c;
         return true;
       }
       return false;
@@ -132,6 +164,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
 inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy forced, Plan* plan) {
   if (forced != Strategy::kAuto) return plan_for(forced, shape, dev, plan);
   for (const StrategyRule& rule : kStrategyRules) {
+    if (rule.only_few_rows && shape.rows >= dev.sm_count) continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;
@@ -142,6 +175,7 @@ inline const char* strategy_name(Strategy s) {
     case Strategy::kAuto: return "auto";
     case Strategy::kWarp: return "warp";
     case Strategy::kBlock: return "block";
+    case Strategy::kCluster: return "cluster";
     case Strategy::kBlockSmem: return "block_smem";
     case Strategy::kTwoPass: return "two_pass";
   }

@@ -7,12 +7,16 @@
 
 namespace rowwise {
 
-// Rows of up to block_max_threads(K) * K packs: eight packs a thread get 128 registers (512 threads),
-// four get 64 (1024 threads); at 64 registers eight bf16 packs spilled in log_softmax.
-__host__ __device__ constexpr int block_max_threads(int k) { return k >= 8 ? 512 : 1024; }
+// The largest block for a thread holding `stored_bytes` of row: over 64 bytes a thread gets 128
+// registers (512 threads), else 64 (1024 threads). At 64 registers, 128 bytes of bf16 spilled in
+// log_softmax and in the backward ops (two inputs).
+__host__ __device__ constexpr int block_max_threads(int stored_bytes) { return stored_bytes > 64 ? 512 : 1024; }
+
+template <int N, class Io> inline constexpr int kPackStoredBytes = sizeof(PackedOf<typename Io::Row, N>);
 
 template <class Op, int N, int K, class Io>
-__global__ void __launch_bounds__(block_max_threads(K)) block_rows_kernel(Io io, int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>))
+    block_rows_kernel(Io io, int64_t rows, int64_t cols) {
   using RowIo = typename Io::Row;
   using State = typename Op::State;
   __shared__ State slots[2][kMaxWarpsPerBlock];

@@ -34,8 +34,15 @@ template <> __host__ __device__ inline int8_t store_as<int8_t, float>(float v) {
   const float r = rintf(fminf(fmaxf(v, -127.f), 127.f));
   return v != v ? int8_t(0) : static_cast<int8_t>(r);
 }
+template <> __host__ __device__ inline int8_t store_as<int8_t, double>(double v) {
+  const double r = rint(fmin(fmax(v, -127.0), 127.0));
+  return v != v ? int8_t(0) : static_cast<int8_t>(r);
+}
 template <> __host__ __device__ inline __nv_fp8_e4m3 store_as<__nv_fp8_e4m3, float>(float v) {
   return __nv_fp8_e4m3(v);  // satfinite: beyond ±448 saturates
+}
+template <> __host__ __device__ inline __nv_fp8_e4m3 store_as<__nv_fp8_e4m3, double>(double v) {
+  return __nv_fp8_e4m3(v);
 }
 template <> __host__ __device__ inline float load_as<float, __nv_fp8_e4m3>(__nv_fp8_e4m3 v) { return float(v); }
 

@@ -32,6 +32,9 @@ __device__ inline void load_raw(const void* p, uint4& r) {
 __device__ inline void load_raw(const void* p, uint2& r) {
   asm volatile("ld.global.v2.b32 {%0, %1}, [%2];" : "=r"(r.x), "=r"(r.y) : "l"(p));
 }
+__device__ inline void load_raw(const void* p, unsigned& r) {
+  asm volatile("ld.global.b32 %0, [%1];" : "=r"(r) : "l"(p));
+}
 template <class R> __device__ inline void load_raw(const void* p, R& r) { r = *static_cast<const R*>(p); }
 
 __device__ inline void store_raw(void* p, const uint4& r) {
@@ -39,6 +42,12 @@ __device__ inline void store_raw(void* p, const uint4& r) {
 }
 __device__ inline void store_raw(void* p, const uint2& r) {
   asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(r.x), "r"(r.y) : "memory");
+}
+__device__ inline void store_raw(void* p, const unsigned& r) {
+  asm volatile("st.global.b32 [%0], %1;" ::"l"(p), "r"(r) : "memory");
+}
+__device__ inline void store_raw(void* p, const unsigned short& r) {
+  asm volatile("st.global.b16 [%0], %1;" ::"l"(p), "h"(r) : "memory");
 }
 template <class R> __device__ inline void store_raw(void* p, const R& r) { *static_cast<R*>(p) = r; }
 

@@ -1,0 +1,57 @@
+// Strategy `cluster` (Hopper and newer): a row split over the C CTAs of a thread-block cluster, each
+// holding its slice in registers as the `block` strategy does (blockDim.x threads, K packs each). Each
+// CTA reduces its slice, publishes the state in shared memory, and every CTA merges the C states
+// through distributed shared memory: the row is read once and written once, whatever its length up
+// to C * blockDim.x * K packs, and a few long rows still spread over C SMs each.
+#pragma once
+#include <cooperative_groups.h>
+
+#include "../primitives/block_reduce.cuh"
+#include "block_rows.cuh"
+#include "row_common.cuh"
+
+namespace rowwise {
+
+// Split arrive/wait of the cluster barrier: a CTA's shared state must outlive its peers' reads, but
+// nothing else needs to wait for that.
+__device__ inline void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
+__device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+
+template <class Op, int N, int K, class Io>
+__global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>))
+    cluster_rows_kernel(Io io, int64_t rows, int64_t cols) {
+  using RowIo = typename Io::Row;
+  using State = typename Op::State;
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const unsigned size = cluster.num_blocks();
+  const int64_t slice_packs = static_cast<int64_t>(blockDim.x) * K;
+  __shared__ State slots[kMaxWarpsPerBlock];
+  __shared__ State cta_state;
+  __shared__ State row_state;
+  for (int64_t row = blockIdx.x / size; row < rows; row += gridDim.x / size) {
+    const auto row_io = io.row(row);
+    const int phase = row_io.template phase<N>();
+    const int64_t packs = packs_in_row(cols, phase, N);
+    const int64_t first = rank * slice_packs + threadIdx.x;
+    PackedOf<RowIo, N> v[K];
+    load_strided_packs<Op, N, K>(row_io, v, first, blockDim.x, packs, phase, cols);
+    const State mine = block_allreduce(reduce_packs<Op, N, K, RowIo>(v), CombineOf<Op>{}, Op::identity(), slots);
+    if (threadIdx.x == 0) cta_state = mine;
+    cluster.sync();
+    if (threadIdx.x < kWarpSize) {  // one warp gathers the cluster's states (size <= 32)
+      State s = threadIdx.x < size ? *cluster.map_shared_rank(&cta_state, threadIdx.x) : Op::identity();
+      s = warp_allreduce(s, CombineOf<Op>{});
+      if (threadIdx.x == 0) row_state = s;
+    }
+    cluster_arrive();
+    __syncthreads();
+    const auto fin = Op::finalize(row_state);
+    map_and_store_strided_packs<Op, N, K>(row_io, v, fin, first, blockDim.x, packs, phase, cols);
+    if (rank == 0 && threadIdx.x == 0) Op::emit(io, row, fin);
+    cluster_wait();  // peers have read cta_state; the next row may overwrite it
+  }
+}
+
+}  // namespace rowwise
