@@ -1,13 +1,18 @@
-// rowwise-bench: bandwidth of rowwise::softmax / log_softmax, against device-to-device copy.
+// rowwise-bench: bandwidth of rowwise's ops (softmax, log_softmax, their backward passes, abs-max
+// scaling to the input type, int8 and fp8 e4m3) and of the seeds' baseline kernels, against
+// device-to-device copy.
 //
 // Each case (op, dtype, rows, cols) is timed as the median of --iters launches, each between its own
-// pair of events, after 3 warm-up launches. Bytes moved count x read once and y written once. Data
-// smaller than 4x the L2 cache rotates over several x/y buffer pairs so that launches do not find their
-// data in L2. A sample of rows is checked against a float64 CPU reference.
+// pair of events, after 3 warm-up launches. Bytes moved count every operand once: x read and y written
+// (forward), y and dy read and dx written (backward), x read, y written in the output type and a float
+// scale a row (abs-max). Data smaller than 4x the L2 cache rotates over several copies of its buffers
+// so that launches do not find their data in L2. A sample of rows is checked against a float64 CPU
+// reference. The seed sweep prints each seed baseline beside rowwise at the same shape.
 //
 // Exit status: 0 all cases ok, 1 a check failed (or a CUDA or usage error), 2 no CUDA device.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -24,6 +30,8 @@
 #include <vector>
 
 #include <rowwise/rowwise.cuh>
+
+#include "seed_baselines.cuh"
 
 #define CUDA_CHECK(expr) cuda_check((expr), #expr, __FILE__, __LINE__)
 
@@ -38,19 +46,59 @@ void cuda_check(cudaError_t e, const char* expr, const char* file, int line) {
 constexpr int64_t kMiB = int64_t{1} << 20;
 constexpr int64_t kGiB = int64_t{1} << 30;
 constexpr int64_t kCopyBytes = kGiB;
-constexpr int64_t kMemoryCap = 8 * kGiB;  // device memory one case may hold (x and y, all pairs)
-constexpr int64_t kPairAlign = 256;       // equal alignment of every pair, hence equal pack widths
+constexpr int64_t kMemoryCap = 8 * kGiB;  // device memory one case may hold (every operand, all copies)
+constexpr int64_t kCopyAlign = 256;       // equal alignment of every buffer copy, hence equal pack widths
 constexpr int kWarmups = 3;
 constexpr int kMinCopyIters = 20;
-constexpr int kL2Multiple = 4;  // bytes touched between two uses of a buffer pair, in L2 sizes
+constexpr int kL2Multiple = 4;  // bytes touched between two uses of a buffer copy, in L2 sizes
+constexpr int kOpWidth = 20;    // printed width of an op name
 
 // ---------------------------------------------------------------------------------------------------
 // Cases and configuration
 
-enum class Op { kSoftmax, kLogSoftmax };
+enum class Op {
+  kSoftmax,
+  kLogSoftmax,
+  kSoftmaxBackward,
+  kLogSoftmaxBackward,
+  kAbsmaxScale,
+  kAbsmaxInt8,
+  kAbsmaxFp8,
+  kCubAbsmaxScale,  // seed 000's baseline
+  kFtSoftmax,       // seed 002's baseline
+};
+enum class Family { kForward, kBackward, kAbsmax };
 enum class DType { kFp32, kFp64, kFp16, kBf16 };
 
-const char* op_name(Op op) { return op == Op::kSoftmax ? "softmax" : "log_softmax"; }
+struct OpInfo {
+  const char* name;
+  Family family;
+  Op reference;   // the rowwise op whose result it computes: itself, or a baseline's rowwise peer
+  int out_bytes;  // bytes of an output element; 0: the dtype's
+  bool baseline;  // a seed's kernel, not rowwise
+};
+
+// Indexed by Op.
+constexpr OpInfo kOpInfo[] = {
+    {"softmax", Family::kForward, Op::kSoftmax, 0, false},
+    {"log_softmax", Family::kForward, Op::kLogSoftmax, 0, false},
+    {"softmax_backward", Family::kBackward, Op::kSoftmaxBackward, 0, false},
+    {"log_softmax_backward", Family::kBackward, Op::kLogSoftmaxBackward, 0, false},
+    {"absmax_scale", Family::kAbsmax, Op::kAbsmaxScale, 0, false},
+    {"absmax_int8", Family::kAbsmax, Op::kAbsmaxInt8, 1, false},
+    {"absmax_fp8", Family::kAbsmax, Op::kAbsmaxFp8, 1, false},
+    {"cub_absmax_scale", Family::kAbsmax, Op::kAbsmaxScale, 0, true},
+    {"ft_softmax", Family::kForward, Op::kSoftmax, 0, true},
+};
+static_assert(std::size(kOpInfo) == static_cast<size_t>(Op::kFtSoftmax) + 1, "kOpInfo is indexed by Op");
+
+const OpInfo& op_info(Op op) { return kOpInfo[static_cast<int>(op)]; }
+const char* op_name(Op op) { return op_info(op).name; }
+
+// What --strategy means for a case: baselines have none.
+const char* strategy_label(Op op, rowwise::Strategy s) {
+  return op_info(op).baseline ? "baseline" : rowwise::strategy_name(s);
+}
 
 const char* dtype_name(DType d) {
   switch (d) {
@@ -78,7 +126,16 @@ struct Case {
   int64_t rows;
   int64_t cols;
   int64_t input_bytes() const { return rows * cols * dtype_bytes(dtype); }
-  int64_t moved_bytes() const { return 2 * input_bytes(); }
+  // Bytes of one row's operands, each moved once: inputs read, output written, and for abs-max
+  // scaling the row's float scale.
+  int64_t row_bytes() const {
+    const OpInfo& o = op_info(op);
+    const int64_t inputs = o.family == Family::kBackward ? 2 : 1;
+    const int64_t out_bytes = o.out_bytes != 0 ? o.out_bytes : dtype_bytes(dtype);
+    const int64_t scale_bytes = o.family == Family::kAbsmax ? int64_t{sizeof(float)} : 0;
+    return cols * (inputs * dtype_bytes(dtype) + out_bytes) + scale_bytes;
+  }
+  int64_t moved_bytes() const { return rows * row_bytes(); }
 };
 
 struct Config {
@@ -116,7 +173,7 @@ const char* check_name(Check c) {
 
 struct Result {
   Case c;
-  int pairs = 1;  // buffer pairs the launches rotate over
+  int copies = 1;  // copies of the buffers the launches rotate over
   double time_us = 0;
   double gbps = 0;
   double pct_copy = 0;
@@ -129,8 +186,11 @@ struct Result {
 void print_usage(std::FILE* out) {
   std::fprintf(out,
                "usage: rowwise-bench [flags]\n"
-               "  --sweep NAME       all (seed, then cols; default), seed, cols, quick\n"
-               "  --ops LIST         softmax,log_softmax (replaces the sweep's ops)\n"
+               "  --sweep NAME       all (seed, then cols; default), seed (seed baselines beside rowwise),\n"
+               "                     cols (every rowwise op), quick (softmax)\n"
+               "  --ops LIST         replaces the sweep's ops: softmax, log_softmax, softmax_backward,\n"
+               "                     log_softmax_backward, absmax_scale, absmax_int8, absmax_fp8, and the\n"
+               "                     seed baselines cub_absmax_scale, ft_softmax (cols <= 1024)\n"
                "  --dtypes LIST      fp32,bf16,fp16,fp64 (replaces the sweep's dtypes)\n"
                "  --cols LIST        column counts (replaces the sweep's; filters the seed shapes)\n"
                "  --rows N           fixed rows for every case (no sizing)\n"
@@ -179,8 +239,9 @@ int64_t parse_positive(const std::string& flag, const std::string& text, bool al
 }
 
 Op parse_op(const std::string& s) {
-  if (s == "softmax") return Op::kSoftmax;
-  if (s == "log_softmax") return Op::kLogSoftmax;
+  for (size_t i = 0; i < std::size(kOpInfo); ++i) {
+    if (s == kOpInfo[i].name) return static_cast<Op>(i);
+  }
   usage_error("unknown op '" + s + "'");
 }
 
@@ -235,7 +296,8 @@ Config parse_args(int argc, char** argv) {
     } else if (flag == "--cols") {
       cfg.cols = parse_list<int64_t>(value(), [](const std::string& s) {
         const int64_t cols = parse_positive("--cols", s, false);
-        if (cols > kMemoryCap / 16) usage_error("--cols: " + s + " is too large for one fp64 row pair");
+        // The widest row: fp64 backward, y, dy and dx.
+        if (cols > kMemoryCap / 24) usage_error("--cols: " + s + " is too large for one fp64 backward row");
         return cols;
       });
     } else if (flag == "--rows") {
@@ -270,9 +332,9 @@ template <class V> std::vector<V> axis(const std::vector<V>& given, std::vector<
   return given.empty() ? fallback : given;
 }
 
-// The case with rows cut so that its x and y stay under the memory cap.
+// The case with rows cut so that its operands stay under the memory cap.
 Case capped(Case c) {
-  const int64_t max_rows = kMemoryCap / (2 * c.cols * dtype_bytes(c.dtype));
+  const int64_t max_rows = kMemoryCap / c.row_bytes();
   if (c.rows > max_rows) {
     std::fprintf(stderr, "note: %s %s cols %lld: rows %lld -> %lld to stay under %lld GiB\n", op_name(c.op),
                  dtype_name(c.dtype), static_cast<long long>(c.cols), static_cast<long long>(c.rows),
@@ -282,14 +344,21 @@ Case capped(Case c) {
   return c;
 }
 
-// Shapes from real models, rows exactly as given.
-std::vector<Case> seed_sweep(const Config& cfg) {
-  std::vector<std::pair<int64_t, int64_t>> shapes{{442368, 128}};
+// The seeds' (rows, cols) for an op's family: seed 000's (442368, 128) for abs-max scaling, seed 002's
+// attention scores (batch 32, 64 heads, s queries of s keys) for the softmax family.
+std::vector<std::pair<int64_t, int64_t>> seed_shapes(Op op) {
+  if (op_info(op).family == Family::kAbsmax) return {{442368, 128}};
+  std::vector<std::pair<int64_t, int64_t>> shapes;
   for (int64_t s : {16, 32, 64, 128, 512}) shapes.emplace_back(32 * 64 * s, s);
+  return shapes;
+}
+
+// The seeds' shapes, rows exactly as given; by default each seed baseline and its rowwise peer.
+std::vector<Case> seed_sweep(const Config& cfg) {
   std::vector<Case> cases;
-  for (Op op : axis(cfg.ops, {Op::kSoftmax})) {
+  for (Op op : axis(cfg.ops, {Op::kCubAbsmaxScale, Op::kAbsmaxScale, Op::kFtSoftmax, Op::kSoftmax})) {
     for (DType d : axis(cfg.dtypes, {DType::kFp32, DType::kFp16})) {
-      for (const auto& [rows, cols] : shapes) {
+      for (const auto& [rows, cols] : seed_shapes(op)) {
         if (!cfg.cols.empty() && std::find(cfg.cols.begin(), cfg.cols.end(), cols) == cfg.cols.end()) continue;
         cases.push_back(capped({op, d, cfg.rows > 0 ? cfg.rows : rows, cols}));
       }
@@ -305,8 +374,9 @@ std::vector<Case> sized_sweep(const Config& cfg, const std::vector<Op>& ops, con
   for (Op op : axis(cfg.ops, ops)) {
     for (DType d : axis(cfg.dtypes, dtypes)) {
       for (int64_t cols : axis(cfg.cols, cols_list)) {
-        const int64_t row_bytes = cols * dtype_bytes(d);
-        const int64_t rows = cfg.rows > 0 ? cfg.rows : std::max<int64_t>(1, (target_bytes + row_bytes - 1) / row_bytes);
+        const int64_t input_row_bytes = cols * dtype_bytes(d);
+        const int64_t rows =
+            cfg.rows > 0 ? cfg.rows : std::max<int64_t>(1, (target_bytes + input_row_bytes - 1) / input_row_bytes);
         cases.push_back(capped({op, d, rows, cols}));
       }
     }
@@ -319,7 +389,9 @@ std::vector<Case> cols_sweep(const Config& cfg) {
   if (cfg.fp64) dtypes.push_back(DType::kFp64);
   const std::vector<int64_t> cols{16,   32,   64,    128,   256,   512,   1000,  1024,  2048,   3000,
                                   4096, 5000, 8192,  12345, 16384, 32768, 50257, 65536, 131072, 262144};
-  return sized_sweep(cfg, {Op::kSoftmax, Op::kLogSoftmax}, dtypes, cols, cfg.sweep_bytes);
+  const std::vector<Op> ops{Op::kSoftmax,      Op::kLogSoftmax, Op::kSoftmaxBackward, Op::kLogSoftmaxBackward,
+                            Op::kAbsmaxScale, Op::kAbsmaxInt8, Op::kAbsmaxFp8};
+  return sized_sweep(cfg, ops, dtypes, cols, cfg.sweep_bytes);
 }
 
 std::vector<Case> quick_sweep(const Config& cfg) {
@@ -432,30 +504,61 @@ Device query_device(int iters) {
   return dev;
 }
 
-// x and y of `pairs` copies of one case, each copy at the same alignment.
-template <class T> struct PairBuffers {
-  int pairs = 1;
-  int64_t stride = 0;  // elements from one pair's start to the next
-  DeviceBytes x, y;
+// `copies` copies of an array of `elems` T, each starting at the same alignment.
+template <class T> class Copies {
+ public:
+  Copies(int64_t elems, int copies)
+      : stride_((elems * int64_t{sizeof(T)} + kCopyAlign - 1) / kCopyAlign * kCopyAlign / int64_t{sizeof(T)}),
+        copies_(copies),
+        mem_(device_alloc(copies * stride_ * int64_t{sizeof(T)})) {}
+  T* at(int copy) const { return static_cast<T*>(mem_.get()) + copy * stride_; }
+  T* all() const { return at(0); }
+  int64_t all_elems() const { return copies_ * stride_; }
 
-  PairBuffers(int64_t elems, int64_t l2_bytes) {
-    const int64_t bytes = (elems * int64_t{sizeof(T)} + kPairAlign - 1) / kPairAlign * kPairAlign;
-    const int64_t span = kL2Multiple * l2_bytes;
-    pairs = 2 * bytes > span ? 1 : static_cast<int>(span / (2 * bytes) + 1);
-    stride = bytes / int64_t{sizeof(T)};
-    x = device_alloc(pairs * bytes);
-    y = device_alloc(pairs * bytes);
-  }
-  T* x_at(int pair) const { return static_cast<T*>(x.get()) + pair * stride; }
-  T* y_at(int pair) const { return static_cast<T*>(y.get()) + pair * stride; }
-  int64_t x_elems() const { return pairs * stride; }
+ private:
+  int64_t stride_;  // elements from one copy's start to the next
+  int copies_;
+  DeviceBytes mem_;
 };
 
-template <class T> cudaError_t launch_op(Op op, const T* x, T* y, int64_t rows, int64_t cols, rowwise::Strategy s) {
-  const rowwise::Options options{s};
-  return op == Op::kSoftmax ? rowwise::softmax(x, y, rows, cols, cols, cols, nullptr, options)
-                            : rowwise::log_softmax(x, y, rows, cols, cols, cols, nullptr, options);
+// Copies of a case's buffers: enough that kL2Multiple L2 sizes are touched between two uses of one
+// copy, but no more than there are launches (launch i uses copy i % copies).
+int rotation_copies(const Case& c, const Config& cfg, const Device& dev) {
+  const int64_t span = kL2Multiple * dev.l2_bytes;
+  const int64_t bytes = c.moved_bytes();
+  if (bytes > span) return 1;
+  return static_cast<int>(std::min<int64_t>(span / bytes + 1, kWarmups + cfg.iters));
 }
+
+template <class T>
+cudaError_t launch_forward(Op op, const T* x, T* y, int64_t rows, int64_t cols, rowwise::Strategy s) {
+  const rowwise::Options options{s};
+  switch (op) {
+    case Op::kSoftmax: return rowwise::softmax(x, y, rows, cols, cols, cols, nullptr, options);
+    case Op::kLogSoftmax: return rowwise::log_softmax(x, y, rows, cols, cols, cols, nullptr, options);
+    case Op::kFtSoftmax: return seed_baselines::ft_softmax(x, y, rows, cols, nullptr);
+    default: return cudaErrorInvalidValue;  // not a forward op
+  }
+}
+
+template <class T>
+cudaError_t launch_backward(Op op, const T* y, const T* dy, T* dx, int64_t rows, int64_t cols, rowwise::Strategy s) {
+  const rowwise::Options options{s};
+  return op == Op::kSoftmaxBackward
+             ? rowwise::softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, nullptr, options)
+             : rowwise::log_softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, nullptr, options);
+}
+
+template <class T, class U>
+cudaError_t launch_absmax(Op op, const T* x, U* y, float* scale, int64_t rows, int64_t cols, rowwise::Strategy s) {
+  if constexpr (std::is_same_v<T, U>) {
+    if (op == Op::kCubAbsmaxScale) return seed_baselines::cub_absmax_scale(x, y, scale, rows, cols, nullptr);
+  }
+  return rowwise::absmax_scale(x, y, scale, rows, cols, cols, cols, nullptr, rowwise::Options{s});
+}
+
+// The forward op whose output a backward op takes as y.
+Op forward_of(Op backward) { return backward == Op::kSoftmaxBackward ? Op::kSoftmax : Op::kLogSoftmax; }
 
 // ---------------------------------------------------------------------------------------------------
 // Correctness
@@ -472,10 +575,45 @@ template <class T> Tolerance tolerance() {
   if constexpr (std::is_same_v<T, __nv_bfloat16>) return {8e-3, 1.6e-2};
 }
 
+constexpr double kQuantSlack = 1e-5;  // relative: float rounding of x * qmax / absmax before rounding
+constexpr double kScaleRtol = 1e-6;   // row scales are floats: one rounding of a float64 value
+
+// Spacing of fp8 e4m3 values near magnitude a: 3 mantissa bits; subnormals below 2^-6 are 2^-9 apart.
+double e4m3_spacing(double a) {
+  if (a < 0x1p-6) return 0x1p-9;
+  int e = 0;
+  std::frexp(a, &e);  // a = f * 2^e, f in [0.5, 1)
+  return std::ldexp(1.0, e - 4);
+}
+
+// How far an output of type U may lie from the float64 reference: the dtype's tolerance, or for the
+// quantized types half a unit of their grid (round to nearest, so -128 or a wrong rounding fails).
+template <class U> double error_limit(double ref) {
+  const double a = std::fabs(ref);
+  if constexpr (std::is_same_v<U, int8_t>) {
+    return 0.5 + kQuantSlack * a;
+  } else if constexpr (std::is_same_v<U, __nv_fp8_e4m3>) {
+    return 0.5 * e4m3_spacing(a) + kQuantSlack * a;
+  } else {
+    const Tolerance t = tolerance<U>();
+    return t.atol + t.rtol * a;
+  }
+}
+
+double scale_limit(double ref) { return kScaleRtol * std::fabs(ref); }
+
+template <class U> constexpr double quant_max() {
+  if constexpr (std::is_same_v<U, int8_t>) return 127;
+  if constexpr (std::is_same_v<U, __nv_fp8_e4m3>) return 448;
+  return 1;
+}
+
 double to_double(float v) { return v; }
 double to_double(double v) { return v; }
 double to_double(__half v) { return __half2float(v); }
 double to_double(__nv_bfloat16 v) { return __bfloat162float(v); }
+double to_double(int8_t v) { return v; }
+double to_double(__nv_fp8_e4m3 v) { return static_cast<float>(v); }
 
 template <class T> std::vector<double> row_to_host(const T* base, int64_t row, int64_t cols) {
   std::vector<T> raw(cols);
@@ -495,6 +633,29 @@ std::vector<double> reference_row(Op op, const std::vector<double>& x) {
   return ref;
 }
 
+// dx from y (softmax or log_softmax output) and dy.
+std::vector<double> reference_grad(Op op, const std::vector<double>& y, const std::vector<double>& dy) {
+  double sum = 0;  // sum(y * dy) for softmax, sum(dy) for log_softmax
+  for (size_t i = 0; i < y.size(); ++i) sum += op == Op::kSoftmaxBackward ? y[i] * dy[i] : dy[i];
+  std::vector<double> dx(y.size());
+  for (size_t i = 0; i < y.size(); ++i)
+    dx[i] = op == Op::kSoftmaxBackward ? y[i] * (dy[i] - sum) : dy[i] - std::exp(y[i]) * sum;
+  return dx;
+}
+
+struct AbsmaxReference {
+  std::vector<double> y;  // unrounded: x * qmax / absmax
+  double scale;           // absmax / qmax
+};
+
+AbsmaxReference reference_absmax(const std::vector<double>& x, double qmax) {
+  double absmax = 0;
+  for (double v : x) absmax = std::max(absmax, std::fabs(v));
+  AbsmaxReference ref{std::vector<double>(x.size()), absmax / qmax};
+  for (size_t i = 0; i < x.size(); ++i) ref.y[i] = absmax == 0 ? 0 : x[i] * qmax / absmax;
+  return ref;
+}
+
 // First, middle and last row.
 std::vector<int64_t> sample_rows(int64_t rows) {
   std::vector<int64_t> sample{0, rows / 2, rows - 1};
@@ -502,21 +663,17 @@ std::vector<int64_t> sample_rows(int64_t rows) {
   return sample;
 }
 
-// Compares sampled rows of y with the reference computed from x; reports the first mismatch.
-template <class T> bool check_rows(const Case& c, const T* x, const T* y) {
-  const Tolerance tol = tolerance<T>();
-  for (int64_t row : sample_rows(c.rows)) {
-    const std::vector<double> ref = reference_row(c.op, row_to_host(x, row, c.cols));
-    const std::vector<double> got = row_to_host(y, row, c.cols);
-    for (int64_t col = 0; col < c.cols; ++col) {
-      const double limit = tol.atol + tol.rtol * std::fabs(ref[col]);
-      if (!(std::fabs(got[col] - ref[col]) <= limit)) {  // negated so NaN fails
-        std::fprintf(stderr, "FAIL %s %s %lldx%lld: row %lld col %lld got %.17g ref %.17g (tolerance %.3g)\n",
-                     op_name(c.op), dtype_name(c.dtype), static_cast<long long>(c.rows),
-                     static_cast<long long>(c.cols), static_cast<long long>(row), static_cast<long long>(col),
-                     got[col], ref[col], limit);
-        return false;
-      }
+// Whether every got[i] lies within limit(ref[i]) of ref[i]; reports the first that does not.
+template <class Limit>
+bool matches(const Case& c, const char* what, int64_t row, const std::vector<double>& got,
+             const std::vector<double>& ref, Limit limit) {
+  for (size_t col = 0; col < ref.size(); ++col) {
+    const double allowed = limit(ref[col]);
+    if (!(std::fabs(got[col] - ref[col]) <= allowed)) {  // negated so NaN fails
+      std::fprintf(stderr, "FAIL %s %s %lldx%lld: %s row %lld col %zu got %.17g ref %.17g (tolerance %.3g)\n",
+                   op_name(c.op), dtype_name(c.dtype), static_cast<long long>(c.rows), static_cast<long long>(c.cols),
+                   what, static_cast<long long>(row), col, got[col], ref[col], allowed);
+      return false;
     }
   }
   return true;
@@ -525,29 +682,95 @@ template <class T> bool check_rows(const Case& c, const T* x, const T* y) {
 // ---------------------------------------------------------------------------------------------------
 // Running a case
 
-template <class T> Result run_case(const Case& c, const Config& cfg, const Device& dev, uint64_t seed) {
+// Times launch(i) (warm-ups, then the median of --iters), then checks the sampled rows with
+// check_row(row), which reads copy 0: launch 0 wrote it, and every later launch on it writes the same.
+template <class Launch, class CheckRow>
+Result measure(const Case& c, int copies, const Config& cfg, const Device& dev, Launch launch, CheckRow check_row) {
   Result r;
   r.c = c;
-  const PairBuffers<T> buf(c.rows * c.cols, dev.l2_bytes);
-  r.pairs = buf.pairs;
-  fill_normal(buf.x_at(0), buf.x_elems(), seed, dev.sm_count);
-  // Launch i uses pair i % pairs, so consecutive launches never share data.
-  auto launch = [&](int i) {
-    const int pair = i % buf.pairs;
-    return launch_op<T>(c.op, buf.x_at(pair), buf.y_at(pair), c.rows, c.cols, cfg.strategy);
-  };
-  // A forced strategy the row does not fit is refused with cudaErrorInvalidValue before any launch.
+  r.copies = copies;
+  // A shape that a forced strategy or a seed baseline does not fit is refused with cudaErrorInvalidValue
+  // before any launch.
   const cudaError_t first = launch(0);
-  if (first == cudaErrorInvalidValue && cfg.strategy != rowwise::Strategy::kAuto) return r;
+  if (first == cudaErrorInvalidValue && (cfg.strategy != rowwise::Strategy::kAuto || op_info(c.op).baseline))
+    return r;
   CUDA_CHECK(first);
   for (int i = 1; i < kWarmups; ++i) CUDA_CHECK(launch(i));
   const double ms = median_event_ms(cfg.iters, [&](int i) { CUDA_CHECK(launch(kWarmups + i)); });
   r.time_us = ms * 1e3;
   r.gbps = gbps(c.moved_bytes(), ms);
   r.pct_copy = 100.0 * r.gbps / dev.copy_gbps;
-  // Every launch on a pair writes the same y, and launch 0 used pair 0.
-  r.check = check_rows(c, buf.x_at(0), buf.y_at(0)) ? Check::kOk : Check::kFail;
+  const std::vector<int64_t> rows = sample_rows(c.rows);
+  r.check = std::all_of(rows.begin(), rows.end(), check_row) ? Check::kOk : Check::kFail;
   return r;
+}
+
+template <class T> Result run_forward(const Case& c, const Config& cfg, const Device& dev, uint64_t seed) {
+  const int copies = rotation_copies(c, cfg, dev);
+  const Copies<T> x(c.rows * c.cols, copies), y(c.rows * c.cols, copies);
+  fill_normal(x.all(), x.all_elems(), seed, dev.sm_count);
+  auto launch = [&](int i) {
+    const int k = i % copies;
+    return launch_forward(c.op, x.at(k), y.at(k), c.rows, c.cols, cfg.strategy);
+  };
+  auto check_row = [&](int64_t row) {
+    const std::vector<double> ref = reference_row(op_info(c.op).reference, row_to_host(x.at(0), row, c.cols));
+    return matches(c, "y", row, row_to_host(y.at(0), row, c.cols), ref, error_limit<T>);
+  };
+  return measure(c, copies, cfg, dev, launch, check_row);
+}
+
+template <class T> Result run_backward(const Case& c, const Config& cfg, const Device& dev, uint64_t seed) {
+  const int copies = rotation_copies(c, cfg, dev);
+  const int64_t n = c.rows * c.cols;
+  const Copies<T> y(n, copies), dy(n, copies), dx(n, copies);
+  // Realistic y: rowwise's forward op of normal rows, whose x sits in dx until the timed launches
+  // overwrite it.
+  fill_normal(dx.all(), dx.all_elems(), seed, dev.sm_count);
+  for (int k = 0; k < copies; ++k)
+    CUDA_CHECK(launch_forward(forward_of(c.op), dx.at(k), y.at(k), c.rows, c.cols, rowwise::Strategy::kAuto));
+  fill_normal(dy.all(), dy.all_elems(), ~seed, dev.sm_count);
+  auto launch = [&](int i) {
+    const int k = i % copies;
+    return launch_backward(c.op, y.at(k), dy.at(k), dx.at(k), c.rows, c.cols, cfg.strategy);
+  };
+  auto check_row = [&](int64_t row) {
+    const std::vector<double> ref =
+        reference_grad(c.op, row_to_host(y.at(0), row, c.cols), row_to_host(dy.at(0), row, c.cols));
+    return matches(c, "dx", row, row_to_host(dx.at(0), row, c.cols), ref, error_limit<T>);
+  };
+  return measure(c, copies, cfg, dev, launch, check_row);
+}
+
+// Abs-max scaling of T rows to U (T itself, int8_t or __nv_fp8_e4m3), with a float scale a row.
+template <class T, class U>
+Result run_absmax(const Case& c, const Config& cfg, const Device& dev, uint64_t seed) {
+  const int copies = rotation_copies(c, cfg, dev);
+  const Copies<T> x(c.rows * c.cols, copies);
+  const Copies<U> y(c.rows * c.cols, copies);
+  const Copies<float> scale(c.rows, copies);
+  fill_normal(x.all(), x.all_elems(), seed, dev.sm_count);
+  auto launch = [&](int i) {
+    const int k = i % copies;
+    return launch_absmax(c.op, x.at(k), y.at(k), scale.at(k), c.rows, c.cols, cfg.strategy);
+  };
+  auto check_row = [&](int64_t row) {
+    const AbsmaxReference ref = reference_absmax(row_to_host(x.at(0), row, c.cols), quant_max<U>());
+    return matches(c, "y", row, row_to_host(y.at(0), row, c.cols), ref.y, error_limit<U>) &&
+           matches(c, "row_scale", row, row_to_host(scale.at(0), row, 1), {ref.scale}, scale_limit);
+  };
+  return measure(c, copies, cfg, dev, launch, check_row);
+}
+
+template <class T> Result run_case(const Case& c, const Config& cfg, const Device& dev, uint64_t seed) {
+  switch (op_info(c.op).family) {
+    case Family::kForward: return run_forward<T>(c, cfg, dev, seed);
+    case Family::kBackward: return run_backward<T>(c, cfg, dev, seed);
+    case Family::kAbsmax: break;
+  }
+  if (c.op == Op::kAbsmaxInt8) return run_absmax<T, int8_t>(c, cfg, dev, seed);
+  if (c.op == Op::kAbsmaxFp8) return run_absmax<T, __nv_fp8_e4m3>(c, cfg, dev, seed);
+  return run_absmax<T, T>(c, cfg, dev, seed);
 }
 
 template <class T> struct Tag {
@@ -573,19 +796,20 @@ void print_header(const Device& dev, const Config& cfg) {
   std::printf("# %s | %d SMs | L2 %.1f MiB | copy %.1f GB/s (D2D %lld MiB, read + write) | iters %d\n",
               dev.name.c_str(), dev.sm_count, mib(dev.l2_bytes), dev.copy_gbps,
               static_cast<long long>(kCopyBytes / kMiB), cfg.iters);
-  std::printf("%-11s %-5s %10s %7s %-10s %9s %10s %8s %6s %-5s %s\n", "op", "dtype", "rows", "cols", "strategy", "MiB",
-              "time_us", "GB/s", "%copy", "check", "note");
+  std::printf("%-*s %-5s %10s %7s %-10s %9s %10s %8s %6s %-5s %s\n", kOpWidth, "op", "dtype", "rows", "cols",
+              "strategy", "MiB", "time_us", "GB/s", "%copy", "check", "note");
 }
 
-void print_row(const Result& r, const char* strategy) {
-  std::printf("%-11s %-5s %10lld %7lld %-10s %9.1f ", op_name(r.c.op), dtype_name(r.c.dtype),
-              static_cast<long long>(r.c.rows), static_cast<long long>(r.c.cols), strategy, mib(r.c.input_bytes()));
+void print_row(const Result& r, rowwise::Strategy strategy) {
+  std::printf("%-*s %-5s %10lld %7lld %-10s %9.1f ", kOpWidth, op_name(r.c.op), dtype_name(r.c.dtype),
+              static_cast<long long>(r.c.rows), static_cast<long long>(r.c.cols), strategy_label(r.c.op, strategy),
+              mib(r.c.input_bytes()));
   if (r.check == Check::kNotApplicable) {
     std::printf("%10s %8s %6s %-5s", "-", "-", "-", check_name(r.check));
   } else {
     std::printf("%10.1f %8.1f %6.1f %-5s", r.time_us, r.gbps, r.pct_copy, check_name(r.check));
   }
-  if (r.pairs > 1) std::printf(" rotated x%d", r.pairs);
+  if (r.copies > 1) std::printf(" rotated x%d", r.copies);
   std::printf("\n");
   std::fflush(stdout);
 }
@@ -628,8 +852,8 @@ void write_json(const std::string& path, const Device& dev, const Config& cfg, c
                  "%s\n    {\"op\": \"%s\", \"dtype\": \"%s\", \"rows\": %lld, \"cols\": %lld, \"strategy\": \"%s\", "
                  "\"mib\": %.3f, \"buffers\": %d, \"rotated\": %s, ",
                  i == 0 ? "" : ",", op_name(r.c.op), dtype_name(r.c.dtype), static_cast<long long>(r.c.rows),
-                 static_cast<long long>(r.c.cols), rowwise::strategy_name(cfg.strategy), mib(r.c.input_bytes()),
-                 r.pairs, r.pairs > 1 ? "true" : "false");
+                 static_cast<long long>(r.c.cols), strategy_label(r.c.op, cfg.strategy), mib(r.c.input_bytes()),
+                 r.copies, r.copies > 1 ? "true" : "false");
     if (measured) {
       std::fprintf(f, "\"time_us\": %.3f, \"gbps\": %.3f, \"pct_copy\": %.3f, ", r.time_us, r.gbps, r.pct_copy);
     } else {
@@ -647,7 +871,7 @@ void write_csv(const std::string& path, const Config& cfg, const std::vector<Res
   for (const Result& r : results) {
     std::fprintf(f, "%s,%s,%lld,%lld,%s,%.3f,%d,", op_name(r.c.op), dtype_name(r.c.dtype),
                  static_cast<long long>(r.c.rows), static_cast<long long>(r.c.cols),
-                 rowwise::strategy_name(cfg.strategy), mib(r.c.input_bytes()), r.pairs);
+                 strategy_label(r.c.op, cfg.strategy), mib(r.c.input_bytes()), r.copies);
     if (r.check == Check::kNotApplicable) {
       std::fprintf(f, ",,,");
     } else {
@@ -674,7 +898,7 @@ void print_summary(const std::vector<Result>& results) {
   std::printf("\nsummary: %zu cases (%zu measured, %d n/a), %d failures\n", results.size(),
               results.size() - not_applicable, not_applicable, failures);
   for (const auto& [key, pcts] : groups) {
-    std::printf("  %-11s %-5s ", op_name(key.first), dtype_name(key.second));
+    std::printf("  %-*s %-5s ", kOpWidth, op_name(key.first), dtype_name(key.second));
     if (pcts.empty()) {
       std::printf("%%copy n/a\n");
     } else {
@@ -686,6 +910,37 @@ void print_summary(const std::vector<Result>& results) {
     if (r.check == Check::kFail)
       std::printf("  FAIL %s %s %lldx%lld\n", op_name(r.c.op), dtype_name(r.c.dtype), static_cast<long long>(r.c.rows),
                   static_cast<long long>(r.c.cols));
+  }
+}
+
+bool measured(const Result& r) { return r.check != Check::kNotApplicable; }
+
+// The rowwise result at a baseline's shape, computing what the baseline computes; null if none.
+const Result* rowwise_peer(const Result& baseline, const std::vector<Result>& results) {
+  const Case& b = baseline.c;
+  for (const Result& r : results) {
+    if (r.c.op == op_info(b.op).reference && r.c.dtype == b.dtype && r.c.rows == b.rows && r.c.cols == b.cols &&
+        measured(r))
+      return &r;
+  }
+  return nullptr;
+}
+
+// Each measured seed baseline beside its rowwise peer (the seeds' tables).
+void print_seed_comparison(const std::vector<Result>& results) {
+  bool header = false;
+  for (const Result& b : results) {
+    const Result* peer = op_info(b.c.op).baseline && measured(b) ? rowwise_peer(b, results) : nullptr;
+    if (peer == nullptr) continue;
+    if (!header) {
+      std::printf("\nseed baselines vs rowwise (speed-up = baseline time / rowwise time)\n");
+      std::printf("  %-16s %-*s %-5s %10s %7s %12s %12s %8s\n", "baseline", kOpWidth, "rowwise", "dtype", "rows",
+                  "cols", "baseline_us", "rowwise_us", "speed-up");
+      header = true;
+    }
+    std::printf("  %-16s %-*s %-5s %10lld %7lld %12.1f %12.1f %7.2fx\n", op_name(b.c.op), kOpWidth,
+                op_name(peer->c.op), dtype_name(b.c.dtype), static_cast<long long>(b.c.rows),
+                static_cast<long long>(b.c.cols), b.time_us, peer->time_us, b.time_us / peer->time_us);
   }
 }
 
@@ -704,15 +959,15 @@ int main(int argc, char** argv) {
 
   const Device dev = query_device(cfg.iters);
   print_header(dev, cfg);
-  const char* strategy = rowwise::strategy_name(cfg.strategy);
   std::vector<Result> results;
   for (const Case& c : build_cases(cfg)) {
     const uint64_t seed = 0x5EED0000u + results.size();
     results.push_back(visit_dtype(c.dtype, [&](auto tag) {
       return run_case<typename decltype(tag)::type>(c, cfg, dev, seed);
     }));
-    print_row(results.back(), strategy);
+    print_row(results.back(), cfg.strategy);
   }
+  print_seed_comparison(results);
   print_summary(results);
   if (!cfg.json_path.empty()) write_json(cfg.json_path, dev, cfg, results);
   if (!cfg.csv_path.empty()) write_csv(cfg.csv_path, cfg, results);

@@ -1,8 +1,9 @@
-"""PyTorch eager softmax / log_softmax over rowwise-bench's cols sweep, timed the same way (device copy
-bandwidth first, median of event-timed launches on ~1 GiB inputs), optionally printed beside
-rowwise-bench's JSON results.
+"""PyTorch eager peers of rowwise-bench's ops over its cols sweep (softmax, log_softmax, their backward
+passes, abs-max scaling to the input type, int8 and fp8 e4m3), timed the same way (device copy bandwidth
+first, median of event-timed launches on ~1 GiB inputs) and sized as rowwise-bench sizes them (bytes of
+every operand once), optionally printed beside rowwise-bench's JSON results.
 
-Usage: python3 bench/torch_peer.py [--json OUT.json] [--rowwise bench.json] [--iters 30]
+Usage: python3 bench/torch_peer.py [--json OUT.json] [--rowwise bench.json] [--iters 30] [--ops a,b]
 """
 import argparse
 import json
@@ -13,7 +14,56 @@ import torch
 COLS = [16, 32, 64, 128, 256, 512, 1000, 1024, 2048, 3000, 4096, 5000, 8192, 12345, 16384, 32768, 50257, 65536,
         131072, 262144]
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
-OPS = {"softmax": lambda x: torch.softmax(x, -1), "log_softmax": lambda x: torch.log_softmax(x, -1)}
+SCALE_BYTES = 4  # rowwise writes one float scale a row
+
+
+def nbytes(t):
+    return t.numel() * t.element_size()
+
+
+# Each op maps x (rows, cols) to (callable timed, bytes moved as rowwise-bench counts them).
+def forward(fn):
+    def make(x):
+        return (lambda: fn(x, -1)), 2 * nbytes(x)
+    return make
+
+
+def backward(forward_fn, backward_fn):
+    """dx from y = forward_fn(x) and a random dy, with the private op autograd calls."""
+    def make(x):
+        y, dy = forward_fn(x, -1), torch.randn_like(x)
+        return (lambda: backward_fn(dy, y, -1, x.dtype)), 3 * nbytes(x)
+    return make
+
+
+def absmax_scale(x):
+    def run():
+        scale = x.abs().amax(-1, keepdim=True)
+        return x / scale
+    return run, 2 * nbytes(x) + SCALE_BYTES * x.shape[0]
+
+
+def quantize(qmax, dtype, round_first):
+    """Per-row symmetric quantization; fp8 skips round() since the cast rounds to its grid."""
+    def make(x):
+        def run():
+            scale = x.abs().amax(-1, keepdim=True)
+            q = x * qmax / scale
+            return (q.round() if round_first else q).clamp(-qmax, qmax).to(dtype)
+        return run, nbytes(x) + x.numel() + SCALE_BYTES * x.shape[0]
+    return make
+
+
+OPS = {
+    "softmax": forward(torch.softmax),
+    "log_softmax": forward(torch.log_softmax),
+    "softmax_backward": backward(torch.softmax, torch._softmax_backward_data),
+    "log_softmax_backward": backward(torch.log_softmax, torch._log_softmax_backward_data),
+    "absmax_scale": absmax_scale,
+    "absmax_int8": quantize(127, torch.int8, round_first=True),
+}
+if hasattr(torch, "float8_e4m3fn"):
+    OPS["absmax_fp8"] = quantize(448, torch.float8_e4m3fn, round_first=False)
 
 
 def median_ms(fn, iters):
@@ -36,27 +86,36 @@ def copy_gbps(iters):
     return 2 * src.numel() / median_ms(lambda: dst.copy_(src), iters) / 1e6
 
 
+def parse_ops(text):
+    ops = text.split(",")
+    unknown = [op for op in ops if op not in OPS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown ops {unknown}; known: {','.join(OPS)}")
+    return ops
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--rowwise", help="rowwise-bench --json output to print beside")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--bytes", type=int, default=1 << 30)
+    ap.add_argument("--ops", type=parse_ops, default=list(OPS), help="comma-separated subset (default: all)")
     args = ap.parse_args()
 
     copy = copy_gbps(args.iters)
     print(f"# {torch.cuda.get_device_name()} torch {torch.__version__} copy {copy:.0f} GB/s")
     results = []
-    for op_name, op in OPS.items():
+    for op_name in args.ops:
         for dt_name, dt in DTYPES.items():
             for cols in COLS:
                 rows = max(1, -(-args.bytes // (cols * dt.itemsize)))
-                x = torch.randn(rows, cols, device="cuda", dtype=dt)
-                ms = median_ms(lambda: op(x), args.iters)
-                gbps = 2 * x.numel() * x.element_size() / ms / 1e6
+                run, moved = OPS[op_name](torch.randn(rows, cols, device="cuda", dtype=dt))
+                ms = median_ms(run, args.iters)
+                gbps = moved / ms / 1e6
                 results.append(dict(op=op_name, dtype=dt_name, rows=rows, cols=cols, time_us=ms * 1e3, gbps=gbps,
                                     pct_copy=100 * gbps / copy))
-                del x
+                del run  # frees the op's tensors before the next case allocates
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(device=torch.cuda.get_device_name(), copy_gbps=copy, results=results), f, indent=1)
@@ -64,12 +123,13 @@ def main():
     if args.rowwise:
         with open(args.rowwise) as f:
             for r in json.load(f)["results"]:
-                ours[(r["op"], r["dtype"], r["cols"])] = r
-    print(f"{'op':<12}{'dtype':<6}{'cols':>8}{'torch %copy':>13}{'rowwise %copy':>15}{'speed-up':>10}")
+                if r["gbps"] is not None:  # n/a cases have no timing
+                    ours[(r["op"], r["dtype"], r["rows"], r["cols"])] = r
+    print(f"{'op':<22}{'dtype':<6}{'cols':>8}{'torch %copy':>13}{'rowwise %copy':>15}{'speed-up':>10}")
     for r in results:
-        mine = ours.get((r["op"], r["dtype"], r["cols"]))
+        mine = ours.get((r["op"], r["dtype"], r["rows"], r["cols"]))  # same sizing: --bytes = --sweep-bytes
         extra = f"{mine['pct_copy']:>15.1f}{mine['gbps'] / r['gbps']:>10.2f}" if mine else ""
-        print(f"{r['op']:<12}{r['dtype']:<6}{r['cols']:>8}{r['pct_copy']:>13.1f}{extra}")
+        print(f"{r['op']:<22}{r['dtype']:<6}{r['cols']:>8}{r['pct_copy']:>13.1f}{extra}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cfloat>
 #include <string>
 
 namespace rowwise_test {
@@ -19,30 +20,47 @@ inline const char* dtype_name(Dtype d) {
   return "?";
 }
 
+// kAtol, kRtol: tolerance of an output of size about 1 stored in T. kAccRtol: relative error of the
+// accumulation type the kernels compute in (float, or double for double). kUnderflow: absolute error
+// allowed near zero, where results may flush (exp is ftz) or round to T's subnormal grid.
 template <class T> struct Element;
 template <> struct Element<float> {
   static constexpr Dtype kDtype = Dtype::kF32;
-  static constexpr double kAtol = 1e-6, kRtol = 1e-5;
+  static constexpr double kAtol = 1e-6, kRtol = 1e-5, kAccRtol = 1e-5, kUnderflow = FLT_MIN;
   static float from_double(double v) { return static_cast<float>(v); }
   static double to_double(float v) { return v; }
 };
 template <> struct Element<double> {
   static constexpr Dtype kDtype = Dtype::kF64;
-  static constexpr double kAtol = 1e-12, kRtol = 1e-10;
+  static constexpr double kAtol = 1e-12, kRtol = 1e-10, kAccRtol = 1e-10, kUnderflow = DBL_MIN;
   static double from_double(double v) { return v; }
   static double to_double(double v) { return v; }
 };
 template <> struct Element<__half> {
   static constexpr Dtype kDtype = Dtype::kF16;
-  static constexpr double kAtol = 1e-3, kRtol = 1e-3;
+  static constexpr double kAtol = 1e-3, kRtol = 1e-3, kAccRtol = 1e-5, kUnderflow = 0x1p-24;
   static __half from_double(double v) { return __float2half_rn(static_cast<float>(v)); }
   static double to_double(__half v) { return __half2float(v); }
 };
 template <> struct Element<__nv_bfloat16> {
   static constexpr Dtype kDtype = Dtype::kBF16;
-  static constexpr double kAtol = 8e-3, kRtol = 1.6e-2;
+  static constexpr double kAtol = 8e-3, kRtol = 1.6e-2, kAccRtol = 1e-5, kUnderflow = FLT_MIN;
   static __nv_bfloat16 from_double(double v) { return __float2bfloat16_rn(static_cast<float>(v)); }
   static double to_double(__nv_bfloat16 v) { return __bfloat162float(v); }
 };
+
+template <class T> struct Tag {
+  using type = T;
+};
+
+// Calls f(Tag<T>{}) for the element type named by d.
+template <class F> void visit_dtype(Dtype d, F&& f) {
+  switch (d) {
+    case Dtype::kF32: return f(Tag<float>{});
+    case Dtype::kF64: return f(Tag<double>{});
+    case Dtype::kF16: return f(Tag<__half>{});
+    case Dtype::kBF16: return f(Tag<__nv_bfloat16>{});
+  }
+}
 
 }  // namespace rowwise_test

@@ -30,19 +30,4 @@ template <class A> __device__ inline MaxSum<A> shfl_down(MaxSum<A> v, int delta,
   return {shfl_down(v.m, delta, width), shfl_down(v.s, delta, width)};
 }
 
-// All-reduce of online softmax states over groups of `width` lanes in two plain butterflies (the
-// maximum, then the sums rescaled to it): 2 instructions a step each instead of a merge's ~13 — the
-// per-row cost that dominates tiny rows. Picked over the generic warp_allreduce by overloading.
-template <class A, class Combine>
-__device__ inline MaxSum<A> warp_allreduce(MaxSum<A> v, Combine, int width = kWarpSize) {
-  A m = v.m;
-#pragma unroll
-  for (int mask = width / 2; mask > 0; mask /= 2) m = math::max(m, shfl_xor(m, mask, width));
-  const A shift = m == -math::infinity<A>() ? A(0) : m;
-  A s = v.s * math::exp(v.m - shift);
-#pragma unroll
-  for (int mask = width / 2; mask > 0; mask /= 2) s += shfl_xor(s, mask, width);
-  return {m, s};
-}
-
 }  // namespace rowwise

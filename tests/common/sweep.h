@@ -1,0 +1,93 @@
+// The shape sweep every op's GPU test runs: odd column counts around every warp, pack and block
+// boundary, layouts and value kinds rotating over the shapes, one strategy forced (or dispatch).
+#pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_check.h"
+
+namespace rowwise_test {
+
+inline const std::vector<int64_t>& sweep_cols() {
+  static const std::vector<int64_t> cols = {1,    2,    3,    7,    31,   32,   33,   63,    65,   127,  129,
+                                            255,  257,  500,  511,  513,  1000, 1023, 1024,  1025, 2049, 4097,
+                                            8191, 16385, 65537};
+  return cols;
+}
+
+// Rows per cols: many tiny rows, fewer long ones, always including a single row.
+inline std::vector<int64_t> sweep_rows(int64_t cols) {
+  if (cols <= 65) return {1, 3, 4097};
+  if (cols <= 1025) return {2, 199};
+  if (cols <= 16385) return {1, 37};
+  return {3};
+}
+
+// Dispatch and every strategy forced: the sweeps' strategy axis (one list to extend).
+inline const std::vector<rowwise::Strategy>& sweep_strategies() {
+  using rowwise::Strategy;
+  static const std::vector<Strategy> strategies = {Strategy::kAuto, Strategy::kWarp, Strategy::kBlock,
+                                                   Strategy::kCluster, Strategy::kBlockSmem, Strategy::kTwoPass};
+  return strategies;
+}
+
+struct Case {
+  int64_t rows, cols;
+  Values values;
+  const Layout* layout;
+  rowwise::Options options;
+  uint64_t seed;
+  int index;  // position in the sweep, for choices a check varies case by case
+};
+
+inline std::string describe(const Case& c) {
+  return "rows " + std::to_string(c.rows) + " cols " + std::to_string(c.cols) + " " + c.layout->name + " " +
+         values_name(c.values);
+}
+
+// Runs check(Case) -> CaseReport for every shape with `per_shape` layouts each (rotating, so every
+// layout meets many shapes; all of them when per_shape is the list's size). A forced strategy skips
+// the shapes it cannot hold (cudaErrorInvalidValue) but must run some.
+template <class Check>
+void sweep(const std::string& what, rowwise::Strategy strategy, const std::vector<Layout>& layouts, size_t per_shape,
+           Check&& check) {
+  int index = 0, shape = 0, checked = 0;
+  for (int64_t cols : sweep_cols()) {
+    for (int64_t rows : sweep_rows(cols)) {
+      for (size_t i = 0; i < per_shape; ++i) {
+        const Layout& layout = layouts[(shape * per_shape + i) % layouts.size()];
+        const Case c{rows, cols, static_cast<Values>(index % 5), &layout, {strategy}, 1000003ull * cols + rows, index};
+        ++index;
+        const CaseReport rep = check(c);
+        if (strategy != rowwise::Strategy::kAuto && rep.status == cudaErrorInvalidValue) continue;  // does not fit
+        ++checked;
+        EXPECT_TRUE(rep.ok()) << what << " strategy " << rowwise::strategy_name(strategy) << " " << describe(c)
+                              << ": " << rep.summary();
+      }
+      ++shape;
+    }
+  }
+  EXPECT_GT(checked, 0) << what << ": the strategy ran no shape";
+}
+
+// A random case through dispatch, for fuzz tests: up to 2^15 + 1 cols, about 200k elements at most.
+inline Case random_case(std::mt19937_64& rng, const std::vector<Layout>& layouts, int index) {
+  std::uniform_int_distribution<int> log_cols(0, 15), pick_layout(0, int(layouts.size()) - 1), pick_values(0, 4);
+  const int64_t cols = 1 + std::uniform_int_distribution<int64_t>(0, (int64_t(1) << log_cols(rng)))(rng);
+  const int64_t rows = 1 + std::uniform_int_distribution<int64_t>(0, std::max<int64_t>(1, 200000 / cols))(rng);
+  const Layout* layout = &layouts[pick_layout(rng)];
+  const Values values = static_cast<Values>(pick_values(rng));
+  return {rows, cols, values, layout, {}, rng(), index};
+}
+
+// Dtypes the fuzz tests draw from (double is slow on most GPUs and covered by the sweeps).
+inline Dtype random_fuzz_dtype(std::mt19937_64& rng) {
+  static constexpr Dtype kDtypes[] = {Dtype::kF32, Dtype::kF16, Dtype::kBF16};
+  return kDtypes[std::uniform_int_distribution<int>(0, 2)(rng)];
+}
+
+}  // namespace rowwise_test

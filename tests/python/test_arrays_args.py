@@ -1,0 +1,95 @@
+"""The framework-free path (rowwise.arrays, and rowwise.* for non-torch arrays): argument checks and
+error messages, without a GPU."""
+import numpy as np
+import pytest
+
+import rowwise
+from rowwise import arrays
+
+
+class CudaArray:
+    """A bare __cuda_array_interface__ producer (as Numba's device arrays are)."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, ptr=0, readonly=False):
+        self.__cuda_array_interface__ = dict(shape=shape, typestr=typestr, strides=strides, data=(ptr, readonly),
+                                             version=3)
+        self.shape = shape
+
+
+def empty_like_cai(x):
+    cai = x.__cuda_array_interface__
+    return CudaArray(cai["shape"], cai["typestr"])
+
+
+def test_host_arrays_are_refused_with_the_op_name():
+    with pytest.raises(ValueError, match=r"rowwise.softmax: x is in host \(CPU\) memory; rowwise runs on CUDA"):
+        rowwise.softmax(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"rowwise.log_softmax_backward: y is in host"):
+        arrays.log_softmax_backward(np.ones(3), np.ones(3))
+
+
+def test_non_arrays_are_refused():
+    with pytest.raises(TypeError, match=r"rowwise.log_softmax: x must be a CUDA array .* got list"):
+        rowwise.log_softmax([1.0, 2.0])
+
+
+def test_dim_and_dtype_need_torch():
+    x = CudaArray((0, 4))
+    with pytest.raises(ValueError, match=r"rowwise.softmax: dim= other than the last and dtype= need a torch"):
+        rowwise.softmax(x, dim=0)
+    with pytest.raises(ValueError, match=r"need a torch.Tensor"):
+        rowwise.softmax(x, dtype="float64")
+    arrays_out = CudaArray((0, 4))
+    assert arrays.softmax(x, out=arrays_out) is arrays_out  # the last dim, by either index: nothing to do
+
+
+def test_unsupported_dtypes():
+    with pytest.raises(TypeError, match=r"rowwise.softmax: x's dtype typestr <i4 is not supported; supported: "
+                                        r"float32, float64, float16, bfloat16"):
+        arrays.softmax(CudaArray((0, 4), "<i4"))
+
+
+def test_output_checks():
+    x = CudaArray((0, 4))
+    with pytest.raises(ValueError, match=r"rowwise.softmax: out has shape \(0, 5\), expected \(0, 4\)"):
+        arrays.softmax(x, out=CudaArray((0, 5)))
+    with pytest.raises(TypeError, match=r"rowwise.softmax: out has dtype float64, expected float32"):
+        arrays.softmax(x, out=CudaArray((0, 4), "<f8"))
+    with pytest.raises(ValueError, match=r"rowwise.softmax: out is read-only"):
+        arrays.softmax(x, out=CudaArray((0, 4), readonly=True))
+    with pytest.raises(TypeError, match=r"rowwise.softmax_backward: dy has dtype float16, expected float32"):
+        arrays.softmax_backward(x, CudaArray((0, 4), "<f2"))
+
+
+def test_no_allocator_asks_for_out():
+    with pytest.raises(TypeError, match=r"rowwise.softmax: cannot allocate a float32 output with .*; pass out="):
+        arrays.softmax(CudaArray((0, 4)))
+
+
+def test_absmax_checks():
+    x = CudaArray((0, 4))
+    with pytest.raises(TypeError, match=r"rowwise.absmax_scale: out_dtype must be None, x's dtype \(float32\), "
+                                        r"int8 or float8_e4m3fn; got float16"):
+        arrays.absmax_scale(x, "float16", out=empty_like_cai(x), scales=CudaArray((0,)))
+    with pytest.raises(ValueError, match=r"rowwise.absmax_scale: scales must be float32 of shape \(0,\)"):
+        arrays.absmax_scale(x, np.int8, out=CudaArray((0, 4), "|i1"), scales=CudaArray((0,), "<f8"))
+    out, scales = CudaArray((0, 4), "|u1"), CudaArray((0,))  # fp8 into uint8 storage: accepted
+    assert arrays.absmax_scale(x, "float8_e4m3fn", out=out, scales=scales) == (out, scales)
+
+
+def test_strides_that_are_not_whole_elements():
+    with pytest.raises(ValueError, match=r"rowwise.softmax: x's strides \(6, 4\) are not whole elements"):
+        arrays.softmax(CudaArray((0, 4), strides=(6, 4)))
+
+
+def test_host_pointer_behind_the_cuda_array_interface():
+    host = np.ones((2, 4), np.float32)
+    fake = CudaArray((2, 4), ptr=host.ctypes.data)
+    # Without a driver the pointer query itself fails; with one it reports host memory.
+    with pytest.raises((ValueError, RuntimeError), match=r"rowwise.softmax: "):
+        arrays.softmax(fake, out=empty_like_cai(fake))
+
+
+@pytest.mark.parametrize("given, name", [("int8", "int8"), (np.int8, "int8"), (np.dtype("float32"), "float32")])
+def test_dtype_names(given, name):
+    assert arrays._dtype_name(given) == name
