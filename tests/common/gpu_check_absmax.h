@@ -32,11 +32,15 @@ template <class U> double output_to_double(U v) {
   return static_cast<float>(v);
 }
 
-// Layouts absmax_scale<T, U> takes: in place only where y has x's type.
-template <class T, class U> std::vector<Layout> absmax_layouts() {
-  std::vector<Layout> layouts;
-  for (const Layout& l : forward_layouts())
-    if (l.alias < 0 || std::is_same_v<T, U>) layouts.push_back(l);
+// Layouts absmax_scale<T, U> takes: in place only where y has x's type. Static: cases keep pointers
+// into it.
+template <class T, class U> const std::vector<Layout>& absmax_layouts() {
+  static const std::vector<Layout> layouts = [] {
+    std::vector<Layout> kept;
+    for (const Layout& l : forward_layouts())
+      if (l.alias < 0 || std::is_same_v<T, U>) kept.push_back(l);
+    return kept;
+  }();
   return layouts;
 }
 

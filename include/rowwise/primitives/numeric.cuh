@@ -38,11 +38,16 @@ template <> __host__ __device__ inline int8_t store_as<int8_t, double>(double v)
   const double r = rint(fmin(fmax(v, -127.0), 127.0));
   return v != v ? int8_t(0) : static_cast<int8_t>(r);
 }
+// Beyond ±448 saturates (satfinite); NaN of either sign becomes the one e4m3 NaN, 0x7F.
 template <> __host__ __device__ inline __nv_fp8_e4m3 store_as<__nv_fp8_e4m3, float>(float v) {
-  return __nv_fp8_e4m3(v);  // satfinite: beyond ±448 saturates
+  __nv_fp8_e4m3 r(v);
+  if (v != v) r.__x = 0x7F;
+  return r;
 }
 template <> __host__ __device__ inline __nv_fp8_e4m3 store_as<__nv_fp8_e4m3, double>(double v) {
-  return __nv_fp8_e4m3(v);
+  __nv_fp8_e4m3 r(v);
+  if (v != v) r.__x = 0x7F;
+  return r;
 }
 template <> __host__ __device__ inline float load_as<float, __nv_fp8_e4m3>(__nv_fp8_e4m3 v) { return float(v); }
 

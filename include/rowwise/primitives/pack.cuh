@@ -16,7 +16,9 @@ template <class T, int N> struct alignas(sizeof(T) * N) Pack {
   T v[N];
 };
 
-// One vector instruction per pack, in PTX: copying a Pack of __half or __nv_bfloat16 (class types),
+// One vector instruction per pack, in PTX (no "memory" clobber: every store's value depends on the
+// loads of its row, so the compiler cannot move it before them, and a clobber per store made it keep
+// far more registers live: 128 instead of 80 in the bf16 warp kernel): copying a Pack of __half or __nv_bfloat16 (class types),
 // or even a uint4 built from them, lets the compiler split a 16-byte store into 2- or 4-byte pieces
 // (seen in the bf16 block kernel), which multiplies L2 write transactions.
 template <int Bytes> struct RawBits;
@@ -38,16 +40,13 @@ __device__ inline void load_raw(const void* p, unsigned& r) {
 template <class R> __device__ inline void load_raw(const void* p, R& r) { r = *static_cast<const R*>(p); }
 
 __device__ inline void store_raw(void* p, const uint4& r) {
-  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w) : "memory");
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.x), "r"(r.y), "r"(r.z), "r"(r.w));
 }
 __device__ inline void store_raw(void* p, const uint2& r) {
-  asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(r.x), "r"(r.y) : "memory");
+  asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(r.x), "r"(r.y));
 }
 __device__ inline void store_raw(void* p, const unsigned& r) {
-  asm volatile("st.global.b32 [%0], %1;" ::"l"(p), "r"(r) : "memory");
-}
-__device__ inline void store_raw(void* p, const unsigned short& r) {
-  asm volatile("st.global.b16 [%0], %1;" ::"l"(p), "h"(r) : "memory");
+  asm volatile("st.global.b32 [%0], %1;" ::"l"(p), "r"(r));
 }
 template <class R> __device__ inline void store_raw(void* p, const R& r) { *static_cast<R*>(p) = r; }
 
