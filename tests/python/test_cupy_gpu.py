@@ -59,3 +59,10 @@ def test_absmax_int8_and_fp8_bits():
 def test_rows_that_are_not_evenly_strided():
     with pytest.raises(ValueError, match=r"rowwise.softmax: x's rows are not evenly strided"):
         rowwise.softmax(randn((8, 16)).T)
+
+
+def test_rows_of_no_elements():
+    x = cp.empty((4, 0), np.float32)
+    assert rowwise.softmax(x).shape == (4, 0)
+    _, scales = rowwise.absmax_scale(x)
+    assert (cp.asnumpy(scales) == 0).all()

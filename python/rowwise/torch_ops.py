@@ -1,0 +1,230 @@
+"""rowwise for PyTorch: softmax, log_softmax, their gradients and absmax_scale as torch.library custom ops
+(rowwise::softmax, rowwise::log_softmax, rowwise::softmax_backward, rowwise::log_softmax_backward,
+rowwise::absmax_scale). Fake implementations let torch.compile(fullgraph=True) keep them in its graph;
+autograd goes through the one-pass backward kernels. Work runs on the tensor's device, on its current
+stream.
+
+Layout: the ops reduce over rows of the last dim. A tensor whose leading dims flatten to evenly strided
+rows (contiguous, or a slice of the last dim, ...) is read where it is; any other is first copied to a
+contiguous tensor, and so is every tensor reduced over a dim other than the last (moved to the last dim,
+then copied). Outputs are contiguous, in the moved layout for a dim other than the last.
+"""
+from typing import Optional, Tuple
+
+import torch
+
+from . import _native
+from ._native import _C
+from ._rows import row_layout
+
+_CODES = {getattr(torch, name): code for name, code in _native.DTYPE_CODES.items()}
+_ELEMENTS = tuple(getattr(torch, name) for name in _native.ELEMENTS)
+_QUANTIZED = tuple(getattr(torch, name) for name in _native.QUANTIZED)
+_ELEMENT_NAMES = ", ".join(_native.ELEMENTS)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Argument checks (in the public functions, so that torch.compile sees them too)
+
+
+def _check_tensor(op: str, name: str, t) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"rowwise.{op}: {name} must be a torch.Tensor, got {type(t).__name__}")
+    if t.device.type != "cuda":
+        raise ValueError(f"rowwise.{op}: {name} is on {t.device}; rowwise runs on CUDA devices only")
+    if t.dim() == 0:
+        raise ValueError(f"rowwise.{op}: {name} is 0-dimensional; it needs a dim to reduce over")
+
+
+def _check_element(op: str, what: str, dtype: torch.dtype) -> None:
+    if dtype not in _ELEMENTS:
+        raise TypeError(f"rowwise.{op}: {what} {dtype} is not supported; supported: {_ELEMENT_NAMES}")
+
+
+def _dim(op: str, t: torch.Tensor, dim: int) -> int:
+    if not -t.dim() <= dim < t.dim():
+        raise IndexError(f"rowwise.{op}: dim {dim} is out of range for a {t.dim()}-dimensional tensor")
+    return dim % t.dim()
+
+
+def _over_dim(op_fn, dim: int, *tensors: torch.Tensor) -> torch.Tensor:
+    """op_fn over the last dim, or over `dim` by moving it last (the op copies the moved tensors)."""
+    if dim == tensors[0].dim() - 1:
+        return op_fn(*tensors)
+    return op_fn(*[t.movedim(dim, -1) for t in tensors]).movedim(-1, dim)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Public functions
+
+
+def softmax(x: torch.Tensor, dim: int = -1, dtype: Optional[torch.dtype] = None) -> torch.Tensor:
+    """torch.softmax(x, dim, dtype=dtype) on rowwise's kernels; differentiable. dtype casts x first."""
+    return _forward("softmax", torch.ops.rowwise.softmax.default, x, dim, dtype)
+
+
+def log_softmax(x: torch.Tensor, dim: int = -1, dtype: Optional[torch.dtype] = None) -> torch.Tensor:
+    """torch.log_softmax(x, dim, dtype=dtype) on rowwise's kernels; differentiable. dtype casts x first."""
+    return _forward("log_softmax", torch.ops.rowwise.log_softmax.default, x, dim, dtype)
+
+
+def softmax_backward(y: torch.Tensor, dy: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """The gradient of softmax at its input: y * (dy - sum(y * dy, dim)), y the softmax output."""
+    return _backward("softmax_backward", torch.ops.rowwise.softmax_backward.default, y, dy, dim)
+
+
+def log_softmax_backward(y: torch.Tensor, dy: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """The gradient of log_softmax at its input: dy - exp(y) * sum(dy, dim), y the log_softmax output."""
+    return _backward("log_softmax_backward", torch.ops.rowwise.log_softmax_backward.default, y, dy, dim)
+
+
+def absmax_scale(x: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Row abs-max scaling over the last dim; returns (y, scales), scales float32 of shape x.shape[:-1].
+
+    out_dtype None or x.dtype: y = x / max|x| and scales = max|x|. torch.int8 or torch.float8_e4m3fn:
+    per-row symmetric quantization, y = round(x * qmax / max|x|) saturated (qmax 127 or 448) and
+    scales = max|x| / qmax, so x ~ y * scales[..., None]. A zero row gives zeros and scale 0; NaN in a row
+    gives a NaN scale (and a NaN row; 0 in int8). Not differentiable.
+    """
+    op = "absmax_scale"
+    _check_tensor(op, "x", x)
+    _check_element(op, "x's dtype", x.dtype)
+    if out_dtype is None:
+        out_dtype = x.dtype
+    if out_dtype != x.dtype and out_dtype not in _QUANTIZED:
+        raise TypeError(f"rowwise.{op}: out_dtype must be None, x's dtype ({x.dtype}), torch.int8 or "
+                        f"torch.float8_e4m3fn; got {out_dtype}")
+    return torch.ops.rowwise.absmax_scale.default(x, out_dtype)
+
+
+def _forward(op: str, op_fn, x, dim: int, dtype: Optional[torch.dtype]) -> torch.Tensor:
+    _check_tensor(op, "x", x)
+    if dtype is not None:
+        _check_element(op, "dtype=", dtype)
+        x = x.to(dtype)
+    _check_element(op, "x's dtype", x.dtype)
+    return _over_dim(op_fn, _dim(op, x, dim), x)
+
+
+def _backward(op: str, op_fn, y, dy, dim: int) -> torch.Tensor:
+    _check_tensor(op, "y", y)
+    _check_tensor(op, "dy", dy)
+    _check_element(op, "y's dtype", y.dtype)
+    if dy.shape != y.shape:
+        raise ValueError(f"rowwise.{op}: y has shape {tuple(y.shape)} but dy has shape {tuple(dy.shape)}")
+    if dy.dtype != y.dtype:
+        raise TypeError(f"rowwise.{op}: y is {y.dtype} but dy is {dy.dtype}; they must match")
+    if dy.device != y.device:
+        raise ValueError(f"rowwise.{op}: y is on {y.device} but dy is on {dy.device}")
+    return _over_dim(op_fn, _dim(op, y, dim), y, dy)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Custom ops: kernels on real tensors (last dim), shapes on fake ones
+
+
+def _rows(t: torch.Tensor):
+    """(t, rows, cols, row_stride) with t's rows evenly strided: t itself, or a contiguous copy."""
+    layout = row_layout(t.shape, t.stride())
+    if layout is None:
+        t = t.contiguous()
+        layout = row_layout(t.shape, t.stride())
+    return (t, *layout)
+
+
+def _code(op: str, dtype: torch.dtype) -> int:
+    _check_element(op, "the input dtype", dtype)  # the custom ops can be called directly, without the checks above
+    return _CODES[dtype]
+
+
+def _stream(t: torch.Tensor) -> int:
+    return torch.cuda.current_stream(t.device).cuda_stream
+
+
+def _run_forward(op: str, fn, x: torch.Tensor) -> torch.Tensor:
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    if y.numel() > 0:
+        code = _code(op, x.dtype)
+        x, rows, cols, x_stride = _rows(x)
+        _native.check(op, fn(code, x.data_ptr(), y.data_ptr(), rows, cols, x_stride, cols, _stream(x),
+                             x.device.index))
+    return y
+
+
+def _run_backward(op: str, fn, y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
+    dx = torch.empty(y.shape, dtype=y.dtype, device=y.device)
+    if dx.numel() > 0:
+        code = _code(op, y.dtype)
+        y, rows, cols, y_stride = _rows(y)
+        dy, _, _, dy_stride = _rows(dy)
+        _native.check(op, fn(code, y.data_ptr(), dy.data_ptr(), dx.data_ptr(), rows, cols, y_stride, dy_stride,
+                             cols, _stream(y), y.device.index))
+    return dx
+
+
+@torch.library.custom_op("rowwise::softmax", mutates_args=(), device_types="cuda")
+def _softmax(x: torch.Tensor) -> torch.Tensor:
+    return _run_forward("softmax", _C.softmax, x)
+
+
+@torch.library.custom_op("rowwise::log_softmax", mutates_args=(), device_types="cuda")
+def _log_softmax(x: torch.Tensor) -> torch.Tensor:
+    return _run_forward("log_softmax", _C.log_softmax, x)
+
+
+@torch.library.custom_op("rowwise::softmax_backward", mutates_args=(), device_types="cuda")
+def _softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
+    return _run_backward("softmax_backward", _C.softmax_backward, y, dy)
+
+
+@torch.library.custom_op("rowwise::log_softmax_backward", mutates_args=(), device_types="cuda")
+def _log_softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
+    return _run_backward("log_softmax_backward", _C.log_softmax_backward, y, dy)
+
+
+@torch.library.custom_op("rowwise::absmax_scale", mutates_args=(), device_types="cuda")
+def _absmax_scale(x: torch.Tensor, out_dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
+    y = torch.empty(x.shape, dtype=out_dtype, device=x.device)
+    scales = torch.zeros(x.shape[:-1], dtype=torch.float32, device=x.device)  # zeros: rows of no elements
+    if y.numel() > 0:
+        x_code, y_code = _code("absmax_scale", x.dtype), _CODES[out_dtype]
+        x, rows, cols, x_stride = _rows(x)
+        _native.check("absmax_scale", _C.absmax_scale(x_code, y_code, x.data_ptr(), y.data_ptr(), scales.data_ptr(),
+                                                      rows, cols, x_stride, cols, _stream(x), x.device.index))
+    return y, scales
+
+
+@_softmax.register_fake
+@_log_softmax.register_fake
+def _forward_fake(x):
+    return x.new_empty(x.shape)
+
+
+@_softmax_backward.register_fake
+@_log_softmax_backward.register_fake
+def _backward_fake(y, dy):
+    return y.new_empty(y.shape)
+
+
+@_absmax_scale.register_fake
+def _absmax_scale_fake(x, out_dtype):
+    return x.new_empty(x.shape, dtype=out_dtype), x.new_empty(x.shape[:-1], dtype=torch.float32)
+
+
+# Autograd: the forward ops save their output, the gradient ops take it.
+
+
+def _save_output(ctx, inputs, output):
+    ctx.save_for_backward(output)
+
+
+def _softmax_grad(ctx, dy):
+    return _softmax_backward(ctx.saved_tensors[0], dy)
+
+
+def _log_softmax_grad(ctx, dy):
+    return _log_softmax_backward(ctx.saved_tensors[0], dy)
+
+
+_softmax.register_autograd(_softmax_grad, setup_context=_save_output)
+_log_softmax.register_autograd(_log_softmax_grad, setup_context=_save_output)

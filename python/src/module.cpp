@@ -1,0 +1,119 @@
+// rowwise._C: librowwise's C ABI for Python. Takes device pointers and streams as ints (the Python layers
+// validate arrays and find pointers, row strides and streams), returns the C ABI's error codes, and
+// describes DLPack capsules for the framework-free array path.
+#include <cuda_runtime.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <rowwise_c.h>
+
+#include <cstdint>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+void* ptr(uintptr_t address) { return reinterpret_cast<void*>(address); }
+
+// Runs call() with the GIL released and `device` current (the C ABI works on the current device), then
+// gives the caller its device back. device < 0: the current device, whatever it is.
+template <class Call> int on_device(int device, Call call) {
+  nb::gil_scoped_release release;
+  if (device < 0) return call();
+  int previous = 0;
+  if (cudaError_t e = cudaGetDevice(&previous); e != cudaSuccess) return e;
+  if (previous != device)
+    if (cudaError_t e = cudaSetDevice(device); e != cudaSuccess) return e;
+  const int code = call();
+  if (previous != device) cudaSetDevice(previous);
+  return code;
+}
+
+using ForwardFn = int (*)(rowwise_dtype, const void*, void*, int64_t, int64_t, int64_t, int64_t, void*);
+using BackwardFn = int (*)(rowwise_dtype, const void*, const void*, void*, int64_t, int64_t, int64_t, int64_t,
+                           int64_t, void*);
+
+template <ForwardFn Fn>
+int forward(int dtype, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, int64_t x_row_stride,
+            int64_t y_row_stride, uintptr_t stream, int device) {
+  return on_device(device, [&] {
+    return Fn(rowwise_dtype(dtype), ptr(x), ptr(y), rows, cols, x_row_stride, y_row_stride, ptr(stream));
+  });
+}
+
+template <BackwardFn Fn>
+int backward(int dtype, uintptr_t y, uintptr_t dy, uintptr_t dx, int64_t rows, int64_t cols, int64_t y_row_stride,
+             int64_t dy_row_stride, int64_t dx_row_stride, uintptr_t stream, int device) {
+  return on_device(device, [&] {
+    return Fn(rowwise_dtype(dtype), ptr(y), ptr(dy), ptr(dx), rows, cols, y_row_stride, dy_row_stride,
+              dx_row_stride, ptr(stream));
+  });
+}
+
+int absmax_scale(int x_dtype, int y_dtype, uintptr_t x, uintptr_t y, uintptr_t row_scale, int64_t rows,
+                 int64_t cols, int64_t x_row_stride, int64_t y_row_stride, uintptr_t stream, int device) {
+  return on_device(device, [&] {
+    return rowwise_absmax_scale(rowwise_dtype(x_dtype), rowwise_dtype(y_dtype), ptr(x), ptr(y),
+                                static_cast<float*>(ptr(row_scale)), rows, cols, x_row_stride, y_row_stride,
+                                ptr(stream));
+  });
+}
+
+// (data pointer, shape, strides in elements, (DLPack type code, bits, lanes), (device type, device id)).
+nb::tuple describe(nb::ndarray<nb::ro> a) {
+  nb::list shape, strides;
+  for (size_t i = 0; i < a.ndim(); ++i) {
+    shape.append(a.shape(i));
+    strides.append(a.stride(i));
+  }
+  const auto dtype = a.dtype();
+  return nb::make_tuple(reinterpret_cast<uintptr_t>(a.data()), nb::tuple(shape), nb::tuple(strides),
+                        nb::make_tuple(dtype.code, dtype.bits, dtype.lanes),
+                        nb::make_tuple(a.device_type(), a.device_id()));
+}
+
+// (error code, is device memory, device) for a pointer: __cuda_array_interface__ does not say where its
+// data lives.
+nb::tuple pointer_device(uintptr_t address) {
+  cudaPointerAttributes attributes{};
+  const cudaError_t e = cudaPointerGetAttributes(&attributes, ptr(address));
+  const bool on_device = attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+  return nb::make_tuple(int(e), on_device, attributes.device);
+}
+
+// (error code, count) of the CUDA devices this process sees.
+nb::tuple device_count() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  return nb::make_tuple(int(e), e == cudaSuccess ? count : 0);
+}
+
+}  // namespace
+
+NB_MODULE(_C, m) {
+  m.doc() = "librowwise's C ABI: raw device pointers and streams as ints, error codes as results.";
+
+  nb::dict dtypes;
+  dtypes["float32"] = int(ROWWISE_F32);
+  dtypes["float64"] = int(ROWWISE_F64);
+  dtypes["float16"] = int(ROWWISE_F16);
+  dtypes["bfloat16"] = int(ROWWISE_BF16);
+  dtypes["int8"] = int(ROWWISE_I8);
+  dtypes["float8_e4m3fn"] = int(ROWWISE_FP8_E4M3);
+  m.attr("DTYPES") = dtypes;
+
+  m.def("softmax", &forward<rowwise_softmax>, "dtype"_a, "x"_a, "y"_a, "rows"_a, "cols"_a, "x_row_stride"_a,
+        "y_row_stride"_a, "stream"_a, "device"_a);
+  m.def("log_softmax", &forward<rowwise_log_softmax>, "dtype"_a, "x"_a, "y"_a, "rows"_a, "cols"_a,
+        "x_row_stride"_a, "y_row_stride"_a, "stream"_a, "device"_a);
+  m.def("softmax_backward", &backward<rowwise_softmax_backward>, "dtype"_a, "y"_a, "dy"_a, "dx"_a, "rows"_a,
+        "cols"_a, "y_row_stride"_a, "dy_row_stride"_a, "dx_row_stride"_a, "stream"_a, "device"_a);
+  m.def("log_softmax_backward", &backward<rowwise_log_softmax_backward>, "dtype"_a, "y"_a, "dy"_a, "dx"_a,
+        "rows"_a, "cols"_a, "y_row_stride"_a, "dy_row_stride"_a, "dx_row_stride"_a, "stream"_a, "device"_a);
+  m.def("absmax_scale", &absmax_scale, "x_dtype"_a, "y_dtype"_a, "x"_a, "y"_a, "row_scale"_a, "rows"_a, "cols"_a,
+        "x_row_stride"_a, "y_row_stride"_a, "stream"_a, "device"_a);
+  m.def("error_string", [](int code) { return rowwise_error_string(code); }, "code"_a);
+  m.def("describe", &describe, "capsule"_a, "Describes a DLPack capsule (or any DLPack-exporting object).");
+  m.def("pointer_device", &pointer_device, "address"_a);
+  m.def("device_count", &device_count);
+}

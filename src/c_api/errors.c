@@ -1,0 +1,16 @@
+/* rowwise_error_string: the C ABI's error codes in words. Compiled as C, which also checks that
+ * rowwise_c.h is a C header. */
+#include <cuda_runtime.h>
+
+#include "rowwise_c.h"
+
+const char* rowwise_error_string(int code) {
+  switch (code) {
+    case ROWWISE_OK: return "no error";
+    case ROWWISE_ERROR_DTYPE: return "unsupported dtype (or input/output dtype combination)";
+    case cudaErrorInvalidValue:
+      return "invalid argument: rows < 0, cols < 1, a row stride < cols, a null or misaligned pointer, or an "
+             "output overlapping an input with a different row stride";
+    default: return cudaGetErrorString((cudaError_t)code);
+  }
+}
