@@ -20,6 +20,9 @@ __device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.acqui
 template <class Op, int N, int K, class Io>
 __global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>))
     cluster_rows_kernel(Io io, int64_t rows, int64_t cols) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // clusters need sm_90; dispatch never picks this strategy below compute capability 9
+#else
   using RowIo = typename Io::Row;
   using State = typename Op::State;
   namespace cg = cooperative_groups;
@@ -52,6 +55,7 @@ __global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>)
     if (rank == 0 && threadIdx.x == 0) Op::emit(io, row, fin);
     cluster_wait();  // peers have read cta_state; the next row may overwrite it
   }
+#endif
 }
 
 }  // namespace rowwise
