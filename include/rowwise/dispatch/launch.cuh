@@ -103,7 +103,7 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
   if (!ok) {
     Plan fallback = plan;
     fallback.strategy = Strategy::kTwoPass;
-    fallback.threads = kStreamBlockThreads;
+    fallback.threads = stream_block_threads(shape, kTwoPassBatch);
     return launch_row_blocks(two_pass_rows_kernel<Op, N, Io>, io, shape, fallback, stream);
   }
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols); e != cudaSuccess) return e;

@@ -7,6 +7,8 @@
 #include <cstdint>
 
 #include "../kernels/block_rows.cuh"
+#include "../kernels/block_smem_rows.cuh"
+#include "../kernels/two_pass_rows.cuh"
 #include "device_info.cuh"
 
 namespace rowwise {
@@ -45,7 +47,11 @@ inline constexpr int kMinGroupBytes = 128;
 // Register-resident block rows: K packs per thread (instantiated for these); the largest block for
 // each is block_max_threads of its stored bytes (kernels/block_rows.cuh).
 inline constexpr int kBlockPacksPerThread[] = {4, 8};
-inline constexpr int kStreamBlockThreads = 1024;  // block_smem and two_pass
+// block_smem and two_pass: as many threads as the batch each thread holds allows (a backward batch of
+// fp32 spilled at 1024 threads).
+inline int stream_block_threads(const RowShape& shape, int batch) {
+  return block_max_threads(batch * shape.pack * shape.value_bytes);
+}
 
 // Cluster rows: each CTA holds a block-sized slice (at most kClusterSliceBytes); cluster sizes above 8
 // are Hopper's non-portable ones, checked against the device when launched.
@@ -149,10 +155,10 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
     }
     case Strategy::kBlockSmem:
       plan->smem_bytes = shape.row_value_bytes();
-      plan->threads = kStreamBlockThreads;
+      plan->threads = stream_block_threads(shape, kSmemBatch);
       return plan->smem_bytes + kStaticSmemReserve <= dev.max_smem_optin;
     case Strategy::kTwoPass:
-      plan->threads = kStreamBlockThreads;
+      plan->threads = stream_block_threads(shape, kTwoPassBatch);
       return true;
     case Strategy::kAuto:
       break;

@@ -3,6 +3,7 @@
 // Rows of up to (dynamic shared memory / element size) elements, any block size.
 #pragma once
 #include "../primitives/block_reduce.cuh"
+#include "block_rows.cuh"
 #include "row_common.cuh"
 
 namespace rowwise {
@@ -11,7 +12,7 @@ namespace rowwise {
 inline constexpr int kSmemBatch = 4;
 
 template <class Op, int N, class Io>
-__global__ void __launch_bounds__(1024) block_smem_rows_kernel(Io io, int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(block_max_threads(kSmemBatch * kPackStoredBytes<N, Io>)) block_smem_rows_kernel(Io io, int64_t rows, int64_t cols) {
   using RowIo = typename Io::Row;
   using State = typename Op::State;
   extern __shared__ __align__(16) unsigned char smem_bytes[];

@@ -3,6 +3,7 @@
 // `cluster` strategies' job.
 #pragma once
 #include "../primitives/block_reduce.cuh"
+#include "block_rows.cuh"
 #include "row_common.cuh"
 
 namespace rowwise {
@@ -10,7 +11,7 @@ namespace rowwise {
 inline constexpr int kTwoPassBatch = 4;
 
 template <class Op, int N, class Io>
-__global__ void __launch_bounds__(1024) two_pass_rows_kernel(Io io, int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(block_max_threads(kTwoPassBatch * kPackStoredBytes<N, Io>)) two_pass_rows_kernel(Io io, int64_t rows, int64_t cols) {
   using RowIo = typename Io::Row;
   using State = typename Op::State;
   __shared__ State slots[2][kMaxWarpsPerBlock];
