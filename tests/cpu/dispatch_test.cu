@@ -10,8 +10,8 @@ using rowwise::Plan;
 using rowwise::RowShape;
 using rowwise::Strategy;
 
-const rowwise::DeviceInfo kHopper{132, 227 * 1024, 2048, 9};
-const rowwise::DeviceInfo kAmpere{108, 163 * 1024, 2048, 8};  // no thread-block clusters
+const rowwise::DeviceInfo kHopper{132, 227 * 1024, 9};
+const rowwise::DeviceInfo kAmpere{108, 163 * 1024, 8};  // no thread-block clusters
 
 RowShape aligned_shape(int64_t cols, int elem_bytes, int pack, int64_t rows = 1000) {
   return RowShape{rows, cols, pack, pack * elem_bytes, rowwise::packs_in_row(cols, 0, pack), elem_bytes};
