@@ -55,3 +55,36 @@ TEST(Validation, FunctorPackWidth) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Validation, BackwardArguments) {
+  const float* y = kFake;
+  const float* dy = kFake + 4096;
+  float* dx = kFake + 8192;
+  EXPECT_EQ(rowwise::softmax_backward(y, dy, dx, -1, 10), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::softmax_backward(y, dy, dx, 2, 0), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::softmax_backward<float>(nullptr, dy, dx, 2, 10), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::log_softmax_backward<float>(y, nullptr, dx, 2, 10), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::log_softmax_backward<float>(y, dy, nullptr, 2, 10), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::softmax_backward<float>(nullptr, nullptr, nullptr, 0, 10), cudaSuccess);
+  EXPECT_EQ(rowwise::softmax_backward(y, dy, dx, 2, 10, 10, 9, 10), cudaErrorInvalidValue);  // dy stride < cols
+  // dx over dy (in place) needs dy's stride; so does dx over y.
+  EXPECT_EQ(rowwise::softmax_backward(y, dy, kFake + 4096, 2, 10, 10, 10, 12), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::log_softmax_backward(y, dy, kFake, 2, 10, 10, 12, 12), cudaErrorInvalidValue);
+}
+
+TEST(Validation, AbsmaxArguments) {
+  float scale_storage = 0;
+  float* scale = &scale_storage;
+  int8_t* q = reinterpret_cast<int8_t*>(0x40000);
+  EXPECT_EQ(rowwise::absmax_scale(kFake, q, scale, -1, 10), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::absmax_scale(kFake, q, scale, 2, 0), cudaErrorInvalidValue);
+  EXPECT_EQ((rowwise::absmax_scale<float, int8_t>)(nullptr, q, scale, 2, 10), cudaErrorInvalidValue);
+  EXPECT_EQ((rowwise::absmax_scale<float, int8_t>)(kFake, nullptr, scale, 2, 10), cudaErrorInvalidValue);
+  EXPECT_EQ((rowwise::absmax_scale<float, int8_t>)(nullptr, nullptr, nullptr, 0, 10), cudaSuccess);
+  EXPECT_EQ(rowwise::absmax_scale(kFake, q, scale, 2, 10, 10, 9), cudaErrorInvalidValue);      // y stride < cols
+  EXPECT_EQ(rowwise::absmax_scale(kFake, kFake, scale, 2, 10, 10, 12), cudaErrorInvalidValue);  // in place, two layouts
+}
+
+}  // namespace
