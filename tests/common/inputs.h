@@ -56,4 +56,12 @@ inline std::vector<double> make_values(Values kind, int64_t rows, int64_t cols, 
   return x;
 }
 
+// n normal floats with standard deviation `scale`, drawn from rng.
+inline std::vector<float> random_floats(size_t n, std::mt19937_64& rng, float scale) {
+  std::normal_distribution<float> normal(0.f, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = normal(rng);
+  return v;
+}
+
 }  // namespace rowwise_test

@@ -65,13 +65,6 @@ TEST(BackwardOpsFuzz, RandomShapesThroughDispatch) {
   }
 }
 
-std::vector<float> randn(size_t n, std::mt19937_64& rng, float scale) {
-  std::normal_distribution<float> normal(0.f, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = normal(rng);
-  return v;
-}
-
 // The training path in fp32: y from the library's own forward, dx from the contiguous overloads.
 // Σ dx = Σ y·dy - Σy·Σ y·dy (softmax) or Σ dy - Σ e^y·Σ dy (log-softmax) is 0 where y sums to 1;
 // what is left is y's rounding and the float sums, a few ulp of the terms' size, bounded at 1e-5.
@@ -82,7 +75,7 @@ TEST(BackwardProperties, GradientRowsSumToZero) {
   for (GradOp op : {GradOp::kSoftmaxBackward, GradOp::kLogSoftmaxBackward}) {
     for (int64_t cols : {5, 96, 1000, 4099, 30000}) {
       const int64_t rows = 64, n = rows * cols;
-      const auto x = randn(n, rng, 3.f), dy = randn(n, rng, 1.f);
+      const auto x = random_floats(n, rng, 3.f), dy = random_floats(n, rng, 1.f);
       DeviceBuffer<float> xd, yd, dyd, dxd;
       for (DeviceBuffer<float>* b : {&xd, &yd, &dyd, &dxd}) ASSERT_EQ(b->allocate(n), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(xd.ptr, x.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);

@@ -14,10 +14,7 @@ namespace {
 
 std::vector<float> random_floats(size_t n, uint64_t seed, float scale) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.f, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = normal(rng);
-  return v;
+  return rowwise_test::random_floats(n, rng, scale);
 }
 
 TEST(ForwardProperties, SoftmaxRowsSumToOneAndMatchExpLogSoftmax) {
