@@ -64,6 +64,8 @@ enum class Op {
   kAbsmaxScale,
   kAbsmaxInt8,
   kAbsmaxFp8,
+  kTensorSoftmax,     // the whole tensor as one row: rows is 1
+  kTensorLogSoftmax,
   kCubAbsmaxScale,  // seed 000's baseline
   kFtSoftmax,       // seed 002's baseline
 };
@@ -87,6 +89,8 @@ constexpr OpInfo kOpInfo[] = {
     {"absmax_scale", Family::kAbsmax, Op::kAbsmaxScale, 0, false},
     {"absmax_int8", Family::kAbsmax, Op::kAbsmaxInt8, 1, false},
     {"absmax_fp8", Family::kAbsmax, Op::kAbsmaxFp8, 1, false},
+    {"tensor_softmax", Family::kForward, Op::kSoftmax, 0, false},
+    {"tensor_log_softmax", Family::kForward, Op::kLogSoftmax, 0, false},
     {"cub_absmax_scale", Family::kAbsmax, Op::kAbsmaxScale, 0, true},
     {"ft_softmax", Family::kForward, Op::kSoftmax, 0, true},
 };
@@ -187,14 +191,16 @@ void print_usage(std::FILE* out) {
   std::fprintf(out,
                "usage: rowwise-bench [flags]\n"
                "  --sweep NAME       all (seed, then cols; default), seed (seed baselines beside rowwise),\n"
-               "                     cols (every rowwise op), quick (softmax)\n"
+               "                     cols (every rowwise op), quick (softmax), long (rows longer than a CTA\n"
+               "                     holds: decode batches, millions of columns, whole tensors)\n"
                "  --ops LIST         replaces the sweep's ops: softmax, log_softmax, softmax_backward,\n"
-               "                     log_softmax_backward, absmax_scale, absmax_int8, absmax_fp8, and the\n"
+               "                     log_softmax_backward, absmax_scale, absmax_int8, absmax_fp8,\n"
+               "                     tensor_softmax, tensor_log_softmax (long sweep), and the\n"
                "                     seed baselines cub_absmax_scale, ft_softmax (cols <= 1024)\n"
                "  --dtypes LIST      fp32,bf16,fp16,fp64 (replaces the sweep's dtypes)\n"
                "  --cols LIST        column counts (replaces the sweep's; filters the seed shapes)\n"
                "  --rows N           fixed rows for every case (no sizing)\n"
-               "  --strategy S       auto, warp, block, block_smem, two_pass (cases it does not fit: n/a)\n"
+               "  --strategy S       auto, warp, block, cluster, block_smem, split (cases it does not fit: n/a)\n"
                "  --iters N          timed launches per case, median reported (default 30)\n"
                "  --min-bytes B      input bytes of a quick-sweep case (default 256M)\n"
                "  --sweep-bytes B    input bytes of a cols-sweep case (default 1G)\n"
@@ -254,7 +260,8 @@ DType parse_dtype(const std::string& s) {
 
 rowwise::Strategy parse_strategy(const std::string& s) {
   using rowwise::Strategy;
-  for (Strategy st : {Strategy::kAuto, Strategy::kWarp, Strategy::kBlock, Strategy::kBlockSmem, Strategy::kTwoPass}) {
+  for (Strategy st :
+       {Strategy::kAuto, Strategy::kWarp, Strategy::kBlock, Strategy::kCluster, Strategy::kBlockSmem, Strategy::kSplit}) {
     if (s == rowwise::strategy_name(st)) return st;
   }
   usage_error("unknown strategy '" + s + "'");
@@ -287,7 +294,8 @@ Config parse_args(int argc, char** argv) {
       std::exit(0);
     } else if (flag == "--sweep") {
       cfg.sweep = value();
-      if (cfg.sweep != "all" && cfg.sweep != "seed" && cfg.sweep != "cols" && cfg.sweep != "quick")
+      if (cfg.sweep != "all" && cfg.sweep != "seed" && cfg.sweep != "cols" && cfg.sweep != "quick" &&
+          cfg.sweep != "long")
         usage_error("unknown sweep '" + cfg.sweep + "'");
     } else if (flag == "--ops") {
       cfg.ops = parse_list<Op>(value(), parse_op);
@@ -398,8 +406,36 @@ std::vector<Case> quick_sweep(const Config& cfg) {
   return sized_sweep(cfg, {Op::kSoftmax}, {DType::kFp32, DType::kBf16}, {32, 1024, 4096, 16384}, cfg.min_bytes);
 }
 
+// Rows longer than one CTA holds (issue 5): decode-sized batches of vocabulary rows, a few rows of
+// millions of columns (>= 256 MiB), and whole tensors (16 and 32 MiB, which fit on chip, and 1 GiB).
+std::vector<Case> long_sweep(const Config& cfg) {
+  std::vector<Case> cases;
+  auto is_tensor_op = [](Op op) { return op == Op::kTensorSoftmax || op == Op::kTensorLogSoftmax; };
+  std::vector<Op> row_ops{Op::kSoftmax, Op::kLogSoftmax, Op::kSoftmaxBackward, Op::kAbsmaxScale};
+  if (!cfg.ops.empty()) {
+    row_ops.clear();
+    std::copy_if(cfg.ops.begin(), cfg.ops.end(), std::back_inserter(row_ops), [&](Op op) { return !is_tensor_op(op); });
+  }
+  for (Op op : row_ops) {
+    for (DType d : axis(cfg.dtypes, {DType::kFp32, DType::kBf16})) {
+      for (int64_t rows : {1, 8, 64})
+        for (int64_t cols : {131072, 262144}) cases.push_back({op, d, rows, cols});
+      for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{64, 2 << 20}, {32, 4 << 20},
+                                                                              {16, 8 << 20}, {4, 8 << 20}})
+        cases.push_back(capped({op, d, rows, cols}));
+    }
+  }
+  for (Op op : {Op::kTensorSoftmax, Op::kTensorLogSoftmax}) {
+    if (!cfg.ops.empty() && std::find(cfg.ops.begin(), cfg.ops.end(), op) == cfg.ops.end()) continue;
+    for (DType d : axis(cfg.dtypes, {DType::kFp32, DType::kBf16}))
+      for (int64_t mib : {16, 32, 1024}) cases.push_back({op, d, 1, mib * kMiB / dtype_bytes(d)});
+  }
+  return cases;
+}
+
 std::vector<Case> build_cases(const Config& cfg) {
   if (cfg.sweep == "seed") return seed_sweep(cfg);
+  if (cfg.sweep == "long") return long_sweep(cfg);
   if (cfg.sweep == "cols") return cols_sweep(cfg);
   if (cfg.sweep == "quick") return quick_sweep(cfg);
   std::vector<Case> cases = seed_sweep(cfg);
@@ -530,10 +566,28 @@ int rotation_copies(const Case& c, const Config& cfg, const Device& dev) {
   return static_cast<int>(std::min<int64_t>(span / bytes + 1, kWarmups + cfg.iters));
 }
 
+// The whole-tensor ops' workspace, held by the caller as CUB's users do: allocated and zeroed once.
+void* tensor_workspace(size_t* bytes) {
+  static size_t size = 0;
+  static void* workspace = [] {
+    void* p = nullptr;
+    CUDA_CHECK(rowwise::tensor_softmax_workspace_bytes<double>(&size));  // the largest state: any T fits
+    CUDA_CHECK(cudaMalloc(&p, size));
+    CUDA_CHECK(cudaMemset(p, 0, size));
+    return p;
+  }();
+  *bytes = size;
+  return workspace;
+}
+
 template <class T>
 cudaError_t launch_forward(Op op, const T* x, T* y, int64_t rows, int64_t cols, rowwise::Strategy s) {
   const rowwise::Options options{s};
+  size_t bytes = 0;
+  void* workspace = op == Op::kTensorSoftmax || op == Op::kTensorLogSoftmax ? tensor_workspace(&bytes) : nullptr;
   switch (op) {
+    case Op::kTensorSoftmax: return rowwise::tensor_softmax(x, y, rows * cols, workspace, bytes);
+    case Op::kTensorLogSoftmax: return rowwise::tensor_log_softmax(x, y, rows * cols, workspace, bytes);
     case Op::kSoftmax: return rowwise::softmax(x, y, rows, cols, cols, cols, nullptr, options);
     case Op::kLogSoftmax: return rowwise::log_softmax(x, y, rows, cols, cols, cols, nullptr, options);
     case Op::kFtSoftmax: return seed_baselines::ft_softmax(x, y, rows, cols, nullptr);

@@ -3,7 +3,11 @@ passes, abs-max scaling to the input type, int8 and fp8 e4m3), timed the same wa
 first, median of event-timed launches on ~1 GiB inputs) and sized as rowwise-bench sizes them (bytes of
 every operand once), optionally printed beside rowwise-bench's JSON results.
 
-Usage: python3 bench/torch_peer.py [--json OUT.json] [--rowwise bench.json] [--iters 30] [--ops a,b]
+With --like bench.json it times exactly the shapes of that rowwise-bench run instead (e.g. its long
+sweep: decode batches, millions of columns, whole tensors).
+
+Usage: python3 bench/torch_peer.py [--json OUT.json] [--rowwise bench.json] [--like bench.json] [--iters 30]
+                                   [--ops a,b]
 """
 import argparse
 import json
@@ -25,6 +29,14 @@ def nbytes(t):
 def forward(fn):
     def make(x):
         return (lambda: fn(x, -1)), 2 * nbytes(x)
+    return make
+
+
+def whole_tensor(fn):
+    """The whole tensor as one row: what rowwise's tensor_softmax computes."""
+    def make(x):
+        flat = x.view(-1)
+        return (lambda: fn(flat, 0)), 2 * nbytes(x)
     return make
 
 
@@ -64,6 +76,8 @@ OPS = {
 }
 if hasattr(torch, "float8_e4m3fn"):
     OPS["absmax_fp8"] = quantize(448, torch.float8_e4m3fn, round_first=False)
+OPS["tensor_softmax"] = whole_tensor(torch.softmax)
+OPS["tensor_log_softmax"] = whole_tensor(torch.log_softmax)
 
 
 def median_ms(fn, iters):
@@ -100,22 +114,28 @@ def main():
     ap.add_argument("--rowwise", help="rowwise-bench --json output to print beside")
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--bytes", type=int, default=1 << 30)
-    ap.add_argument("--ops", type=parse_ops, default=list(OPS), help="comma-separated subset (default: all)")
+    ap.add_argument("--like", help="time the (op, dtype, rows, cols) cases of this rowwise-bench JSON instead")
+    ap.add_argument("--ops", type=parse_ops, default=None, help="comma-separated subset (default: all)")
     args = ap.parse_args()
+    ops = args.ops or [op for op in OPS if not op.startswith("tensor_")]
+    if args.like:
+        with open(args.like) as f:
+            shapes = [(r["op"], r["dtype"], r["rows"], r["cols"]) for r in json.load(f)["results"]
+                      if r["op"] in OPS and r["dtype"] in DTYPES and (args.ops is None or r["op"] in args.ops)]
+    else:
+        shapes = [(op, dt, max(1, -(-args.bytes // (cols * DTYPES[dt].itemsize))), cols)
+                  for op in ops for dt in DTYPES for cols in COLS]
 
     copy = copy_gbps(args.iters)
     print(f"# {torch.cuda.get_device_name()} torch {torch.__version__} copy {copy:.0f} GB/s")
     results = []
-    for op_name in args.ops:
-        for dt_name, dt in DTYPES.items():
-            for cols in COLS:
-                rows = max(1, -(-args.bytes // (cols * dt.itemsize)))
-                run, moved = OPS[op_name](torch.randn(rows, cols, device="cuda", dtype=dt))
-                ms = median_ms(run, args.iters)
-                gbps = moved / ms / 1e6
-                results.append(dict(op=op_name, dtype=dt_name, rows=rows, cols=cols, time_us=ms * 1e3, gbps=gbps,
-                                    pct_copy=100 * gbps / copy))
-                del run  # frees the op's tensors before the next case allocates
+    for op_name, dt_name, rows, cols in shapes:
+        run, moved = OPS[op_name](torch.randn(rows, cols, device="cuda", dtype=DTYPES[dt_name]))
+        ms = median_ms(run, args.iters)
+        gbps = moved / ms / 1e6
+        results.append(dict(op=op_name, dtype=dt_name, rows=rows, cols=cols, time_us=ms * 1e3, gbps=gbps,
+                            pct_copy=100 * gbps / copy))
+        del run  # frees the op's tensors before the next case allocates
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(device=torch.cuda.get_device_name(), copy_gbps=copy, results=results), f, indent=1)
@@ -125,11 +145,13 @@ def main():
             for r in json.load(f)["results"]:
                 if r["gbps"] is not None:  # n/a cases have no timing
                     ours[(r["op"], r["dtype"], r["rows"], r["cols"])] = r
-    print(f"{'op':<22}{'dtype':<6}{'cols':>8}{'torch %copy':>13}{'rowwise %copy':>15}{'speed-up':>10}")
+    print(f"{'op':<22}{'dtype':<6}{'rows':>8}{'cols':>10}{'torch_us':>10}{'torch %copy':>13}{'rowwise %copy':>15}"
+          f"{'speed-up':>10}")
     for r in results:
         mine = ours.get((r["op"], r["dtype"], r["rows"], r["cols"]))  # same sizing: --bytes = --sweep-bytes
         extra = f"{mine['pct_copy']:>15.1f}{mine['gbps'] / r['gbps']:>10.2f}" if mine else ""
-        print(f"{r['op']:<22}{r['dtype']:<6}{r['cols']:>8}{r['pct_copy']:>13.1f}{extra}")
+        print(f"{r['op']:<22}{r['dtype']:<6}{r['rows']:>8}{r['cols']:>10}{r['time_us']:>10.1f}{r['pct_copy']:>13.1f}"
+              f"{extra}")
 
 
 if __name__ == "__main__":

@@ -50,14 +50,16 @@ template <int Max, class F> cudaError_t visit_pack(int pack, F&& f) {
 
 template <class Op, int MaxPack, class Io>
 cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int elem_bytes, int64_t max_packs,
-                     Options options, cudaStream_t stream) {
+                     Options options, cudaStream_t stream, void* workspace = nullptr) {
   DeviceInfo dev;
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
   using Stored = typename Io::Row::template Packed<1>;
   const RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(Stored))};
   Plan plan;
   if (!choose_plan(shape, dev, options.strategy, &plan)) return cudaErrorInvalidValue;
-  return visit_pack<MaxPack>(pack, [&](auto n) { return launch_plan<Op, decltype(n)::value>(io, shape, plan, stream); });
+  return visit_pack<MaxPack>(pack, [&](auto n) {
+    return launch_plan<Op, decltype(n)::value>(io, shape, plan, stream, workspace);
+  });
 }
 
 // Packs of the longest row: exact when every row has the first row's phase, else the worst case.
@@ -83,7 +85,8 @@ inline bool operands_ok(int64_t rows, int64_t cols, std::initializer_list<Stride
 // Validates strided operands (the first input sets the phase), picks the pack width, launches Op.
 template <class Op, int MaxPack, class Io>
 cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::initializer_list<StridedOperand> inputs,
-                             std::initializer_list<StridedOperand> outputs, cudaStream_t stream, Options options) {
+                             std::initializer_list<StridedOperand> outputs, cudaStream_t stream, Options options,
+                             void* workspace = nullptr) {
   if (!shape_ok(rows, cols)) return cudaErrorInvalidValue;
   if (rows == 0) return cudaSuccess;
   if (!operands_ok(rows, cols, inputs, outputs)) return cudaErrorInvalidValue;
@@ -93,7 +96,7 @@ cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::init
     for (const StridedOperand& o : *list) all[count++] = o;
   const int pack = common_pack_width(all.data(), count);
   const int64_t max_packs = max_packs_for(all.data(), count, cols, pack);
-  return run_rows<Op, MaxPack>(io, rows, cols, pack, all[0].elem_bytes, max_packs, options, stream);
+  return run_rows<Op, MaxPack>(io, rows, cols, pack, all[0].elem_bytes, max_packs, options, stream, workspace);
 }
 
 template <class T> StridedOperand operand(const T* p, int64_t stride) {
@@ -103,11 +106,11 @@ template <class T> StridedOperand operand(const T* p, int64_t stride) {
 // Forward ops over strided pointers: y = op(x) row by row.
 template <template <class> class OpOf, class T>
 cudaError_t run_pointer_rows(const T* x, T* y, int64_t rows, int64_t cols, int64_t x_stride, int64_t y_stride,
-                             cudaStream_t stream, Options options) {
+                             cudaStream_t stream, Options options, void* workspace = nullptr) {
   static_assert(is_element_v<T>, "rowwise: element type must be float, double, __half or __nv_bfloat16");
   return run_strided_rows<OpOf<acc_t<T>>, max_pack<T>()>(PointerIo<T>{x, y, x_stride, y_stride}, rows, cols,
                                                          {operand(x, x_stride)}, {operand(y, y_stride)}, stream,
-                                                         options);
+                                                         options, workspace);
 }
 
 // Forward ops over user Load/Store functors.

@@ -2,11 +2,16 @@
 // declare them extern and link them instead of compiling the kernels again.
 #pragma once
 #include "api.cuh"
+#include "tensor.cuh"
 
 #define ROWWISE_FOR_EACH_ELEMENT(X) X(float) X(double) X(__half) X(__nv_bfloat16)
 
 #define ROWWISE_FORWARD_SIGNATURE(OP, T) \
   cudaError_t rowwise::OP<T>(const T*, T*, int64_t, int64_t, int64_t, int64_t, cudaStream_t, rowwise::Options)
+
+// Whole-tensor ops: with a caller's workspace, and taking one from the stream's pool.
+#define ROWWISE_TENSOR_SIGNATURE(OP, T) cudaError_t rowwise::OP<T>(const T*, T*, int64_t, void*, size_t, cudaStream_t)
+#define ROWWISE_TENSOR_POOL_SIGNATURE(OP, T) cudaError_t rowwise::OP<T>(const T*, T*, int64_t, cudaStream_t)
 
 #define ROWWISE_BACKWARD_SIGNATURE(OP, T)                                                                   \
   cudaError_t rowwise::OP<T>(const T*, const T*, T*, int64_t, int64_t, int64_t, int64_t, int64_t, cudaStream_t, \
@@ -20,6 +25,10 @@
 #define ROWWISE_EXTERN_OPS(T)                                         \
   extern template ROWWISE_FORWARD_SIGNATURE(softmax, T);              \
   extern template ROWWISE_FORWARD_SIGNATURE(log_softmax, T);          \
+  extern template ROWWISE_TENSOR_SIGNATURE(tensor_softmax, T);        \
+  extern template ROWWISE_TENSOR_POOL_SIGNATURE(tensor_softmax, T);   \
+  extern template ROWWISE_TENSOR_SIGNATURE(tensor_log_softmax, T);    \
+  extern template ROWWISE_TENSOR_POOL_SIGNATURE(tensor_log_softmax, T); \
   extern template ROWWISE_BACKWARD_SIGNATURE(softmax_backward, T);    \
   extern template ROWWISE_BACKWARD_SIGNATURE(log_softmax_backward, T); \
   extern template ROWWISE_ABSMAX_SIGNATURE(T, T);                     \

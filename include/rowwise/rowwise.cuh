@@ -2,4 +2,5 @@
 // precompiled library and define ROWWISE_PRECOMPILED to skip instantiating kernels in your code.
 #pragma once
 #include "api.cuh"
+#include "tensor.cuh"
 #include "instantiations.cuh"

@@ -61,9 +61,10 @@ inline std::string mismatch(bool close, double got, double want, std::initialize
   return s.str();
 }
 
-template <class T>
-CaseReport check_forward_case(Op op, int64_t rows, int64_t cols, Values values, const Layout& layout,
-                              rowwise::Options options, uint64_t seed) {
+// launch(x, y, x_stride, y_stride) runs the op on the device rows.
+template <class T, class Launch>
+CaseReport check_forward_launch(Op op, int64_t rows, int64_t cols, Values values, const Layout& layout, uint64_t seed,
+                                Launch&& launch) {
   using E = Element<T>;
   CaseReport report;
   Guarded<T> x(Geometry::of(rows, cols, layout.in[0])), y_own(Geometry::of(rows, cols, layout.out));
@@ -73,8 +74,7 @@ CaseReport check_forward_case(Op op, int64_t rows, int64_t cols, Values values, 
   RW_CUDA_OK(x.upload());
   if (&y != &x) RW_CUDA_OK(y.upload());
 
-  if (!launched(call_forward<T>(op, x.rows(), y.rows(), rows, cols, x.geo.stride, y.geo.stride, options), report))
-    return report;
+  if (!launched(launch(x.rows(), y.rows(), x.geo.stride, y.geo.stride), report)) return report;
   RW_CUDA_OK(cudaDeviceSynchronize());
 
   std::vector<T> got;
@@ -85,6 +85,14 @@ CaseReport check_forward_case(Op op, int64_t rows, int64_t cols, Values values, 
   }, report);
   if (&y != &x) RW_CUDA_OK(expect_unchanged(x, "x", report));
   return report;
+}
+
+template <class T>
+CaseReport check_forward_case(Op op, int64_t rows, int64_t cols, Values values, const Layout& layout,
+                              rowwise::Options options, uint64_t seed) {
+  return check_forward_launch<T>(op, rows, cols, values, layout, seed, [&](const T* x, T* y, int64_t xs, int64_t ys) {
+    return call_forward<T>(op, x, y, rows, cols, xs, ys, options);
+  });
 }
 
 }  // namespace rowwise_test

@@ -20,13 +20,13 @@ inline const char* values_name(Values v) {
   return "?";
 }
 
-// Row kinds cycled by kSpecialRows: what each row r % 7 holds.
+// Row kinds cycled by kSpecialRows: what each row r % 8 holds.
 inline void fill_special_row(std::vector<double>& row, int64_t r, std::mt19937_64& rng) {
   const double inf = std::numeric_limits<double>::infinity();
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_int_distribution<size_t> pick(0, row.size() - 1);
   for (double& v : row) v = normal(rng);
-  switch (r % 7) {
+  switch (r % 8) {
     case 0: break;
     case 1: for (double& v : row) v = -inf; break;                                    // all -inf
     case 2: row[pick(rng)] = std::numeric_limits<double>::quiet_NaN(); break;          // one NaN
@@ -34,6 +34,7 @@ inline void fill_special_row(std::vector<double>& row, int64_t r, std::mt19937_6
     case 4: for (double& v : row) v = 3.25; break;                                    // constant
     case 5: row[pick(rng)] = 60.0; break;                                             // outlier
     case 6: row[row.size() - 1] = 30.0; break;                                        // max at the end
+    case 7: std::fill(row.begin(), row.begin() + row.size() * 3 / 4, -inf); break;    // -inf slices
   }
 }
 

@@ -10,8 +10,8 @@ using rowwise::Plan;
 using rowwise::RowShape;
 using rowwise::Strategy;
 
-const rowwise::DeviceInfo kHopper{132, 227 * 1024, 9};
-const rowwise::DeviceInfo kAmpere{108, 163 * 1024, 8};  // no thread-block clusters
+const rowwise::DeviceInfo kHopper{132, 227 * 1024, 228 * 1024, 9};
+const rowwise::DeviceInfo kAmpere{108, 163 * 1024, 164 * 1024, 8};  // no thread-block clusters
 
 RowShape aligned_shape(int64_t cols, int elem_bytes, int pack, int64_t rows = 1000) {
   return RowShape{rows, cols, pack, pack * elem_bytes, rowwise::packs_in_row(cols, 0, pack), elem_bytes};
@@ -99,21 +99,71 @@ TEST(Dispatch, FewLongRowsSpreadOverClustersOnHopper) {
   EXPECT_FALSE(rowwise::choose_plan(aligned_shape(32768, 4, 4), kAmpere, Strategy::kCluster, &none));
 }
 
-TEST(Dispatch, SharedMemoryWhileTheRowFitsWithoutClusters) {
-  const Plan p = choose(aligned_shape(40000, 4, 4), Strategy::kAuto, kAmpere);
+TEST(Dispatch, SharedMemoryUpTo128KBThenSplit) {
+  const Plan p = choose(aligned_shape(32768, 4, 4), Strategy::kAuto, kAmpere);
   EXPECT_EQ(p.strategy, Strategy::kBlockSmem);
-  EXPECT_EQ(p.smem_bytes, 40000 * 4);
-  EXPECT_EQ(choose(aligned_shape(50000, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kTwoPass);
+  EXPECT_EQ(p.smem_bytes, 32768 * 4);
+  EXPECT_EQ(choose(aligned_shape(32769, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
+  EXPECT_EQ(choose(aligned_shape(50000, 4, 4)).strategy, Strategy::kSplit);  // fits, but split measured faster
   EXPECT_EQ(choose(aligned_shape(50000, 4, 4), Strategy::kBlockSmem).smem_bytes, 50000 * 4);
-  EXPECT_EQ(choose(aligned_shape(1 << 24, 4, 4)).strategy, Strategy::kTwoPass);
+  EXPECT_EQ(choose(aligned_shape(1 << 24, 4, 4)).strategy, Strategy::kSplit);
+}
+
+// What every split plan must satisfy: slices cover the row exactly once (none empty), no more slices
+// than CTAs resident at once (the co-residency that makes the waits safe), held packs within the
+// CTA's share of shared memory.
+void expect_valid_split(const RowShape& s, const rowwise::DeviceInfo& dev, const Plan& p) {
+  const rowwise::SplitLayout& l = p.split;
+  EXPECT_EQ(p.strategy, Strategy::kSplit);
+  EXPECT_GE(l.chunks * l.chunk_packs, s.max_packs);
+  EXPECT_LT((l.chunks - 1) * l.chunk_packs, s.max_packs);
+  EXPECT_LE(l.chunks, rowwise::split_resident_ctas(dev));
+  EXPECT_LE(l.held_packs, l.chunk_packs);
+  EXPECT_LE(l.held_packs, rowwise::split_held_capacity(s, dev));
+  EXPECT_EQ(p.smem_bytes, l.held_packs * s.pack * s.value_bytes);
+  EXPECT_LE(rowwise::kSplitBlocksPerSm * (p.smem_bytes + rowwise::kStaticSmemReserve + rowwise::kSystemSmemPerBlock),
+            dev.smem_per_sm);
+}
+
+TEST(Dispatch, SplitHoldsLongRowsOnChipWhenTheyFit) {
+  // 8 rows of 8 MiB fp32: 54 KB a CTA (four an SM) needs 152 slices a row; 176 let 3 rows fill the
+  // 528 resident CTAs, each slice held whole.
+  const RowShape eight = aligned_shape(1 << 21, 4, 4, 8);
+  const Plan p = choose(eight);
+  expect_valid_split(eight, kHopper, p);
+  EXPECT_EQ(p.split.chunks, 176);
+  EXPECT_EQ(p.split.held_packs, p.split.chunk_packs);
+  // One row of 64 MiB is more than the GPU holds: every resident CTA takes a slice, tails re-read.
+  const RowShape huge = aligned_shape(1 << 24, 4, 4, 1);
+  const Plan h = choose(huge);
+  expect_valid_split(huge, kHopper, h);
+  EXPECT_EQ(h.split.chunks, 528);
+  EXPECT_LT(h.split.held_packs, h.split.chunk_packs);
+}
+
+TEST(Dispatch, SplitSpreadsFewRowsOverTheGpu) {
+  // One 1.2 MB row on Ampere (no clusters): slices of ~16 KB over 74 CTAs, not 30 full ones.
+  const RowShape one = aligned_shape(300000, 4, 4, 1);
+  const Plan p = choose(one, Strategy::kAuto, kAmpere);
+  expect_valid_split(one, kAmpere, p);
+  EXPECT_EQ(p.split.chunks, 74);
+  for (int64_t cols : {1, 33, 4097, 65537, 1 << 20}) {  // forced: any row length, bf16 and fp32
+    for (int64_t rows : {1, 7, 5000}) {
+      for (const RowShape& s : {aligned_shape(cols, 4, 4, rows), aligned_shape(cols, 2, 8, rows)}) {
+        const Plan f = choose(s, Strategy::kSplit);
+        expect_valid_split(s, kHopper, f);
+        expect_valid_split(s, kAmpere, choose(s, Strategy::kSplit, kAmpere));
+      }
+    }
+  }
 }
 
 TEST(Dispatch, ForcedStrategyOnlyWhereTheRowFits) {
   Plan p;
   EXPECT_FALSE(rowwise::choose_plan(aligned_shape(4096, 4, 4), kHopper, Strategy::kWarp, &p));
   EXPECT_FALSE(rowwise::choose_plan(aligned_shape(40000, 4, 4), kHopper, Strategy::kBlock, &p));
-  EXPECT_TRUE(rowwise::choose_plan(aligned_shape(20, 4, 4), kHopper, Strategy::kTwoPass, &p));
-  EXPECT_EQ(p.strategy, Strategy::kTwoPass);
+  EXPECT_TRUE(rowwise::choose_plan(aligned_shape(20, 4, 4), kHopper, Strategy::kSplit, &p));
+  EXPECT_EQ(p.strategy, Strategy::kSplit);
 }
 
 TEST(Dispatch, EveryRuleCitesItsEvidence) {

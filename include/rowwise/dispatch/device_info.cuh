@@ -10,6 +10,7 @@ namespace rowwise {
 struct DeviceInfo {
   int sm_count = 0;
   int max_smem_optin = 0;     // bytes of shared memory one block may opt in to
+  int smem_per_sm = 0;        // bytes of shared memory of one SM, shared by its resident blocks
   int cc_major = 0;
 };
 
@@ -30,6 +31,7 @@ inline cudaError_t current_device_info(DeviceInfo* info) {
   DeviceInfo d;
   cudaError_t e = cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.max_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, device);
   if (e != cudaSuccess) return e;
   if (cacheable) cache[device] = d;

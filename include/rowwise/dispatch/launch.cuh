@@ -12,8 +12,9 @@
 #include "../kernels/block_rows.cuh"
 #include "../kernels/block_smem_rows.cuh"
 #include "../kernels/cluster_rows.cuh"
-#include "../kernels/two_pass_rows.cuh"
+#include "../kernels/split_rows.cuh"
 #include "../kernels/warp_rows.cuh"
+#include "device_info.cuh"
 #include "strategy.cuh"
 
 namespace rowwise {
@@ -50,24 +51,110 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
   }
 }
 
+// Lets `kernel` use `bytes` of dynamic shared memory on the current device. The attribute is set
+// once per kernel, device and larger size: setting it on every launch cost microseconds of host time,
+// which a small launch's timing includes.
+template <class Kernel> cudaError_t allow_dynamic_smem(Kernel kernel, int64_t bytes) {
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, int64_t> allowed;
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> lock(mutex);
+  int64_t& most = allowed[{reinterpret_cast<const void*>(kernel), device}];
+  if (bytes <= most) return cudaSuccess;
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+      e != cudaSuccess)
+    return e;
+  most = bytes;
+  return cudaSuccess;
+}
+
 // One block per row at a time, looping over rows.
 template <class Kernel, class Io>
 cudaError_t launch_row_blocks(Kernel kernel, const Io& io, const RowShape& shape, const Plan& plan,
                               cudaStream_t stream) {
-  if (plan.smem_bytes > 0) {
-    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(plan.smem_bytes));
-        e != cudaSuccess)
-      return e;
-  }
+  if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
   kernel<<<grid_for(shape.rows, 1), plan.threads, plan.smem_bytes, stream>>>(io, shape.rows, shape.cols);
   return cudaPeekAtLastError();
 }
 
+// A split launch's workspace: two counters per row first (where a caller's zeroed workspace keeps
+// them whatever the layout), then a state per slice.
+inline size_t split_counter_bytes(int64_t rows) { return (2 * static_cast<size_t>(rows) * sizeof(unsigned) + 15) / 16 * 16; }
+inline size_t split_workspace_bytes(int64_t rows, const SplitLayout& layout, size_t state_bytes) {
+  return split_counter_bytes(rows) + static_cast<size_t>(rows * layout.chunks) * state_bytes;
+}
+
+// Blocks of `kernel` one SM holds with `smem_bytes` of dynamic shared memory, asked once per device
+// and size (the query costs microseconds, as much as a small launch).
+template <class Kernel> cudaError_t resident_blocks_per_sm(Kernel kernel, int threads, int64_t smem_bytes, int* blocks) {
+  static std::mutex mutex;
+  static std::map<std::tuple<const void*, int, int, int64_t>, int> cache;  // kernels of one signature share it
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), device, threads, smem_bytes);
+  if (auto it = cache.find(key); it != cache.end()) {
+    *blocks = it->second;
+    return cudaSuccess;
+  }
+  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, static_cast<size_t>(smem_bytes));
+      e != cudaSuccess)
+    return e;
+  cache.emplace(key, *blocks);
+  return cudaSuccess;
+}
+
+// A cooperative (co-resident) grid of whole rounds of plan.split.chunks CTAs. `workspace` holds
+// split_workspace_bytes with zero counters (left zero again), or is null: then it is taken from the
+// stream's memory pool for this launch.
+template <class Op, int N, class Io>
+cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream, void* workspace) {
+  using State = typename Op::State;
+  auto kernel = split_rows_kernel<Op, N, Io>;
+  if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
+  DeviceInfo dev;
+  int per_sm = 0;
+  if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
+  if (cudaError_t e = resident_blocks_per_sm(kernel, plan.threads, plan.smem_bytes, &per_sm); e != cudaSuccess) return e;
+  const SplitLayout& layout = plan.split;
+  const int64_t rounds_ctas = int64_t(per_sm) * dev.sm_count / layout.chunks * layout.chunks;
+  if (rounds_ctas == 0) return cudaErrorCooperativeLaunchTooLarge;  // the plan assumed more residents
+  const int64_t items = shape.rows * layout.chunks;
+
+  const size_t bytes = split_workspace_bytes(shape.rows, layout, sizeof(State));
+  const bool own = workspace == nullptr;
+  if (own) {
+    if (cudaError_t e = cudaMallocAsync(&workspace, bytes, stream); e != cudaSuccess) return e;
+  }
+  auto* counters = static_cast<unsigned*>(workspace);
+  auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(workspace) + split_counter_bytes(shape.rows));
+  const SplitWorkspace<State> ws{states, counters, counters + shape.rows};
+  cudaError_t e = own ? cudaMemsetAsync(counters, 0, 2 * shape.rows * sizeof(unsigned), stream) : cudaSuccess;
+  if (e == cudaSuccess) {
+    cudaLaunchConfig_t config = {};
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeCooperative;
+    attribute[0].val.cooperative = 1;
+    config.gridDim = static_cast<unsigned>(std::min<int64_t>({items, rounds_ctas, INT32_MAX}));
+    config.blockDim = plan.threads;
+    config.dynamicSmemBytes = static_cast<size_t>(plan.smem_bytes);
+    config.stream = stream;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    e = cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols, layout, ws);
+  }
+  if (own) {
+    const cudaError_t freed = cudaFreeAsync(workspace, stream);
+    if (e == cudaSuccess) e = freed;
+  }
+  return e != cudaSuccess ? e : cudaPeekAtLastError();
+}
+
 // One cluster of plan.cluster_size CTAs per row. A device that cannot co-schedule such a cluster (too
-// few free SMs per GPC, a non-portable size refused) falls back to the two_pass strategy.
+// few free SMs per GPC, a non-portable size refused) falls back to the split strategy.
 template <class Op, int N, int K, class Io>
-cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream) {
+cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream, void* workspace) {
   auto kernel = cluster_rows_kernel<Op, N, K, Io>;
   cudaLaunchConfig_t config = {};
   cudaLaunchAttribute attribute[1];
@@ -101,43 +188,45 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
     ok = it->second;
   }
   if (!ok) {
-    Plan fallback = plan;
-    fallback.strategy = Strategy::kTwoPass;
-    fallback.threads = stream_block_threads(shape, kTwoPassBatch);
-    return launch_row_blocks(two_pass_rows_kernel<Op, N, Io>, io, shape, fallback, stream);
+    DeviceInfo dev;
+    if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
+    Plan fallback;
+    if (!plan_for(Strategy::kSplit, shape, dev, &fallback)) return cudaErrorInvalidValue;
+    return launch_split<Op, N>(io, shape, fallback, stream, workspace);
   }
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols); e != cudaSuccess) return e;
   return cudaPeekAtLastError();
 }
 
 template <class Op, int N, int I, class Io>
-cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan,
-                         cudaStream_t stream) {
+cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
+                         void* workspace) {
   constexpr int k = kBlockPacksPerThread[I];
   if (plan.packs_per_thread == k) {
-    if (plan.strategy == Strategy::kCluster) return launch_cluster<Op, N, k>(io, shape, plan, stream);
+    if (plan.strategy == Strategy::kCluster) return launch_cluster<Op, N, k>(io, shape, plan, stream, workspace);
     return launch_row_blocks(block_rows_kernel<Op, N, k, Io>, io, shape, plan, stream);
   }
   if constexpr (I + 1 < static_cast<int>(std::size(kBlockPacksPerThread))) {
-    return launch_block<Op, N, I + 1>(io, shape, plan, stream);
+    return launch_block<Op, N, I + 1>(io, shape, plan, stream, workspace);
   } else {
     return cudaErrorInvalidValue;
   }
 }
 
+// `workspace`: for the split strategy (see launch_split); null lets it allocate its own.
 template <class Op, int N, class Io>
-cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan,
-                        cudaStream_t stream) {
+cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
+                        void* workspace = nullptr) {
   switch (plan.strategy) {
     case Strategy::kWarp:
       return launch_warp<Op, N, 0>(io, shape, plan, stream);
     case Strategy::kBlock:
     case Strategy::kCluster:
-      return launch_block<Op, N, 0>(io, shape, plan, stream);
+      return launch_block<Op, N, 0>(io, shape, plan, stream, workspace);
     case Strategy::kBlockSmem:
       return launch_row_blocks(block_smem_rows_kernel<Op, N, Io>, io, shape, plan, stream);
-    case Strategy::kTwoPass:
-      return launch_row_blocks(two_pass_rows_kernel<Op, N, Io>, io, shape, plan, stream);
+    case Strategy::kSplit:
+      return launch_split<Op, N>(io, shape, plan, stream, workspace);
     case Strategy::kAuto:
       break;
   }

@@ -8,12 +8,12 @@
 
 #include "../kernels/block_rows.cuh"
 #include "../kernels/block_smem_rows.cuh"
-#include "../kernels/two_pass_rows.cuh"
+#include "../kernels/split_rows.cuh"
 #include "device_info.cuh"
 
 namespace rowwise {
 
-enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kTwoPass };
+enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kSplit };
 
 // The shape of one launch as dispatch sees it.
 struct RowShape {
@@ -47,7 +47,7 @@ inline constexpr int kMinGroupBytes = 128;
 // Register-resident block rows: K packs per thread (instantiated for these); the largest block for
 // each is block_max_threads of its stored bytes (kernels/block_rows.cuh).
 inline constexpr int kBlockPacksPerThread[] = {4, 8};
-// block_smem and two_pass: as many threads as the batch each thread holds allows (a backward batch of
+// block_smem: as many threads as the batch each thread holds allows (a backward batch of
 // fp32 spilled at 1024 threads).
 inline int stream_block_threads(const RowShape& shape, int batch) {
   return block_max_threads(batch * shape.pack * shape.value_bytes);
@@ -60,6 +60,12 @@ inline constexpr int64_t kClusterSliceBytes = 65536;
 
 // Shared memory every block keeps for itself (reduction slots), besides the row buffer.
 inline constexpr int kStaticSmemReserve = 1024;
+// What the hardware reserves of an SM's shared memory for each resident block (sm_80, sm_90).
+inline constexpr int kSystemSmemPerBlock = 1024;
+
+// Split rows: slices no smaller than this, unless the row is: a CTA's wait and merge cost about as
+// much as streaming this many bytes.
+inline constexpr int64_t kMinSplitSliceBytes = 16384;
 
 struct StrategyRule {
   Strategy strategy;
@@ -74,8 +80,9 @@ inline constexpr StrategyRule kStrategyRules[] = {
     {Strategy::kWarp, 4096, false, "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
     {Strategy::kCluster, kUnbounded, true, "docs/perf.md#dispatch: fewer rows than SMs spread over clusters"},
     {Strategy::kBlock, 65536, false, "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
-    {Strategy::kBlockSmem, kUnbounded, false, "docs/perf.md#dispatch: while the row fits in shared memory"},
-    {Strategy::kTwoPass, kUnbounded, false, "rows that fit nowhere on chip"},
+    {Strategy::kSplit, kUnbounded, true, "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
+    {Strategy::kBlockSmem, 131072, false, "docs/perf.md#dispatch: block_smem up to 128 KB, split beyond"},
+    {Strategy::kSplit, kUnbounded, false, "docs/perf.md#dispatch: rows longer than one SM holds"},
 };
 
 // Few long rows spread over bigger clusters while the GPU has SMs to spare, down to slices this small.
@@ -91,6 +98,7 @@ struct Plan {
   int packs_per_thread = 0; // block, cluster: K
   int cluster_size = 0;     // cluster: CTAs per row
   int64_t smem_bytes = 0;   // dynamic shared memory
+  SplitLayout split{};      // split: slices of a row
 };
 
 // Smallest power of two >= n, for n in 1..32.
@@ -113,6 +121,45 @@ inline bool plan_block_slice(int64_t packs, const RowShape& shape, Plan* plan) {
     return true;
   }
   return false;
+}
+
+// CTAs of the split strategy resident on the device at once: the most slices a row may have.
+inline int64_t split_resident_ctas(const DeviceInfo& dev) { return int64_t(dev.sm_count) * kSplitBlocksPerSm; }
+
+// Packs a split CTA can hold in shared memory while kSplitBlocksPerSm of them share an SM (and its
+// threads copy, kSplitHeldPerThread each).
+inline int64_t split_held_capacity(const RowShape& shape, const DeviceInfo& dev) {
+  const int64_t bytes = std::min<int64_t>(dev.smem_per_sm / kSplitBlocksPerSm - kSystemSmemPerBlock,
+                                          dev.max_smem_optin) - kStaticSmemReserve;
+  return std::min<int64_t>(bytes / (int64_t(shape.pack) * shape.value_bytes),
+                           int64_t(kSplitThreads) * kSplitHeldPerThread);
+}
+
+// Slices of a split row: as few as hold the row on chip, rounded so that whole rows fill the resident
+// CTAs (with 264 resident CTAs, 147 slices a row left 117 idle: 48 % of copy); spread wider when few rows
+// leave CTAs idle (down to kMinSplitSliceBytes); never more than the resident CTAs, so a row longer
+// than everything on chip holds re-reads its slices' tails. `capacity`: packs a CTA holds.
+inline SplitLayout split_layout(const RowShape& shape, int64_t capacity, int64_t ctas) {
+  const int64_t packs = shape.max_packs;
+  const int64_t needed = (packs + capacity - 1) / capacity;
+  int64_t chunks = ctas;
+  if (needed < ctas) {
+    const int64_t rows_per_round = std::min(ctas / needed, shape.rows);
+    const int64_t min_slice = std::max<int64_t>(1, kMinSplitSliceBytes / (int64_t(shape.pack) * shape.value_bytes));
+    chunks = std::max(needed, std::min(ctas / rows_per_round, (packs + min_slice - 1) / min_slice));
+  }
+  const int64_t chunk_packs = (packs + chunks - 1) / chunks;
+  return {(packs + chunk_packs - 1) / chunk_packs, chunk_packs, std::min(chunk_packs, capacity)};
+}
+
+inline bool plan_split(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
+  const int64_t capacity = split_held_capacity(shape, dev);
+  const int64_t ctas = split_resident_ctas(dev);
+  if (capacity < 1 || ctas < 1) return false;
+  plan->split = split_layout(shape, capacity, ctas);
+  plan->threads = kSplitThreads;
+  plan->smem_bytes = plan->split.held_packs * int64_t(shape.pack) * shape.value_bytes;
+  return true;
 }
 
 // Configures `s` for the shape; false if the row does not fit the strategy.
@@ -157,9 +204,8 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       plan->smem_bytes = shape.row_value_bytes();
       plan->threads = stream_block_threads(shape, kSmemBatch);
       return plan->smem_bytes + kStaticSmemReserve <= dev.max_smem_optin;
-    case Strategy::kTwoPass:
-      plan->threads = stream_block_threads(shape, kTwoPassBatch);
-      return true;
+    case Strategy::kSplit:
+      return plan_split(shape, dev, plan);
     case Strategy::kAuto:
       break;
   }
@@ -183,7 +229,7 @@ inline const char* strategy_name(Strategy s) {
     case Strategy::kBlock: return "block";
     case Strategy::kCluster: return "cluster";
     case Strategy::kBlockSmem: return "block_smem";
-    case Strategy::kTwoPass: return "two_pass";
+    case Strategy::kSplit: return "split";
   }
   return "?";
 }

@@ -12,8 +12,12 @@
 //   template <int N> static Packed<N> pack(const In* v)     exact for values loaded from the row and pads
 //   template <int N> static void unpack(const Packed<N>&, In* v)
 //   template <int N> static void launder(Packed<N>&)        forget earlier unpacks (see kernels)
+//   template <int N> static constexpr bool kAsyncCopy         whether copy_async<N> exists for N
+//   template <int N> void copy_async(Packed<N>* shared, int64_t col)   load_packed into shared memory
+//                                                           without registers (cp.async)
 // Fusing a scale, a mask or a cast means writing another Io, not another kernel.
 #pragma once
+#include "../primitives/async_copy.cuh"
 #include "../primitives/numeric.cuh"
 #include "../primitives/grad_in.cuh"
 #include "../primitives/pack.cuh"
@@ -53,6 +57,10 @@ template <class T, class U = T> struct PointerIo {
       for (int i = 0; i < N; ++i) v[i] = load_as<Acc>(t.v[i]);
     }
     template <int N> __device__ static void launder(Packed<N>& p) { launder_raw(p.bits); }
+    template <int N> static constexpr bool kAsyncCopy = kAsyncCopyable<N * sizeof(T)>;
+    template <int N> __device__ void copy_async(Packed<N>* shared, int64_t col) const {
+      rowwise::copy_async<N * sizeof(T)>(&shared->bits, x + col);
+    }
     template <int N> __device__ int phase() const {
       return static_cast<int>(reinterpret_cast<uintptr_t>(x) / sizeof(T) % N);
     }
@@ -127,6 +135,11 @@ template <class T> struct GradPointerIo {
       Half::template launder<N>(p.y);
       Half::template launder<N>(p.dy);
     }
+    template <int N> static constexpr bool kAsyncCopy = Half::template kAsyncCopy<N>;
+    template <int N> __device__ void copy_async(Packed<N>* shared, int64_t col) const {
+      Half{y, nullptr}.template copy_async<N>(&shared->y, col);
+      Half{dy, nullptr}.template copy_async<N>(&shared->dy, col);
+    }
   };
   __device__ Row row(int64_t r) const { return {y + r * y_stride, dy + r * dy_stride, dx + r * dx_stride}; }
 };
@@ -161,6 +174,7 @@ template <class In, class Load, class Store> struct FunctorIo {
       for (int i = 0; i < N; ++i) v[i] = p.v[i];
     }
     template <int N> __device__ static void launder(Packed<N>&) {}
+    template <int N> static constexpr bool kAsyncCopy = false;  // loads are the user's code
     template <int N> __device__ int phase() const { return 0; }
     template <int N> __device__ void load(In* dst, int64_t col) const {
       load_fn.template load<N>(dst, r, col);

@@ -1,0 +1,178 @@
+// Strategy `split`: rows of any length, on any architecture. Each row is cut into `chunks` slices of
+// `chunk_packs` packs, one CTA each, over a co-resident (cooperative) grid. A CTA reduces its slice,
+// keeping the first `held_packs` packs in shared memory, publishes its state in a global workspace
+// and waits until the row's other slices have done the same; it then merges the row's states and maps
+// its slice: the held part from shared memory (read once), the rest read again: that part was read
+// last, so while a slice is not much larger than what all CTAs hold it still sits in L2.
+//
+// Held packs are copied asynchronously (cp.async), all in flight at once: loads through registers
+// kept 32 KB in flight per CTA (~70 % of copy for 65536 fp32 columns, ~77 % with the copies). Copying
+// the next slice into a second buffer while waiting measured slower (54 %: half the slice per buffer,
+// twice the waits), and so did asking L2 to prefetch it (69 %: it evicted lines still to be read).
+//
+// No deadlock: the grid is co-resident and a multiple of `chunks` CTAs, so the slices of a row are
+// always in one round of the grid, every one of them on a running CTA.
+#pragma once
+#include <algorithm>
+
+#include "../primitives/async_copy.cuh"
+#include "../primitives/block_reduce.cuh"
+#include "../primitives/row_flags.cuh"
+#include "row_common.cuh"
+
+namespace rowwise {
+
+struct SplitLayout {
+  int64_t chunks;       // slices per row
+  int64_t chunk_packs;  // packs per slice (the last slice of a row may be shorter or empty)
+  int64_t held_packs;   // packs of a slice kept in shared memory
+};
+
+// Per launch: one state per slice, one arrival count per row. `arrived` is zero when a launch starts
+// and zero again when it ends (the last CTA of a row to leave resets it).
+template <class State> struct SplitWorkspace {
+  State* states;      // rows * chunks
+  unsigned* arrived;  // rows
+  unsigned* departed; // rows
+};
+
+// Four CTAs of 256 threads an SM (not two of 512): while some wait for their rows, others stream
+// (bf16 65536 columns: 58 -> 68 %).
+inline constexpr int kSplitThreads = 256;
+inline constexpr int kSplitBlocksPerSm = 4;
+// Held packs per thread, copied in kSplitHeldGroups commit groups: reducing a group as it lands
+// overlaps the math with the copies still in flight.
+inline constexpr int kSplitHeldPerThread = 16;
+inline constexpr int kSplitHeldGroups = 4;
+// Bytes of packs a thread loads before it uses them where a slice is streamed (the tails of slices
+// longer than a CTA holds): 4 fp32 packs of one input (8 measured slower on 1 GiB tensors); at most 8
+// narrow packs (an unrolled batch of 32 bf16 scalars spilled).
+inline constexpr int kSplitBatchBytes = 64;
+inline constexpr int kSplitMaxBatch = 8;
+template <int N, class Io>
+inline constexpr int kSplitBatch = std::clamp(kSplitBatchBytes / kPackStoredBytes<N, Io>, 1, kSplitMaxBatch);
+
+// The packs of a slice that one thread holds: begin + threadIdx.x + h * blockDim.x, h < kSplitHeldPerThread.
+// Each thread reads back only the packs it copied, so the buffers need no barrier.
+__device__ inline int64_t held_pack(int64_t begin, int h) { return begin + threadIdx.x + int64_t(h) * blockDim.x; }
+
+// Starts copying packs [begin, held_end) of a row into `held`, in kSplitHeldGroups commit groups.
+// Row-edge packs (partly outside the row) and Io without async copies go through registers.
+template <class Op, int N, class RowIo>
+__device__ inline void copy_held_slice(const RowIo& io, PackedOf<RowIo, N>* held, int64_t begin, int64_t held_end,
+                                       int phase, int64_t cols) {
+  constexpr int per_group = kSplitHeldPerThread / kSplitHeldGroups;
+#pragma unroll
+  for (int h = 0; h < kSplitHeldPerThread; ++h) {
+    const int64_t p = held_pack(begin, h);
+    if (p < held_end) {
+      const int64_t col = p * N - phase;
+      if constexpr (RowIo::template kAsyncCopy<N>) {
+        if (col >= 0 && col + N <= cols) {
+          io.template copy_async<N>(&held[p - begin], col);
+        } else {
+          held[p - begin] = load_pack_of_row<Op, N>(io, col, cols);
+        }
+      } else {
+        held[p - begin] = load_pack_of_row<Op, N>(io, col, cols);
+      }
+    }
+    if (h % per_group == per_group - 1) commit_async_copies();
+  }
+}
+
+// The thread's state over its held packs, each commit group reduced as soon as it has landed. No
+// copies newer than the slice's may be in flight.
+template <class Op, int N, class RowIo, int G = 0>
+__device__ inline void reduce_held_slice(const PackedOf<RowIo, N>* held, int64_t begin, int64_t held_end,
+                                         typename Op::State& state) {
+  if constexpr (G < kSplitHeldGroups) {
+    constexpr int per_group = kSplitHeldPerThread / kSplitHeldGroups;
+    wait_async_copies<kSplitHeldGroups - 1 - G>();
+    PackedOf<RowIo, N> v[per_group];
+#pragma unroll
+    for (int i = 0; i < per_group; ++i) {
+      const int64_t p = held_pack(begin, G * per_group + i);
+      v[i] = p < held_end ? held[p - begin] : pad_pack<Op, N, RowIo>();
+    }
+    state = Op::combine(state, reduce_packs<Op, N, per_group, RowIo>(v));
+    reduce_held_slice<Op, N, RowIo, G + 1>(held, begin, held_end, state);
+  }
+}
+
+// Where item `item` lies: its row and its packs [begin, end), the first up to held_end held.
+struct SplitSlice {
+  int64_t row, chunk, begin, end, held_end;
+  int phase;
+};
+
+template <int N, class Io>
+__device__ inline SplitSlice split_slice(const Io& io, int64_t item, int64_t cols, const SplitLayout& layout) {
+  SplitSlice s;
+  s.row = item / layout.chunks;
+  s.chunk = item - s.row * layout.chunks;
+  s.phase = io.row(s.row).template phase<N>();
+  const int64_t packs = packs_in_row(cols, s.phase, N);
+  s.begin = s.chunk * layout.chunk_packs;
+  s.end = packs < s.begin + layout.chunk_packs ? packs : s.begin + layout.chunk_packs;
+  s.held_end = s.end < s.begin + layout.held_packs ? s.end : s.begin + layout.held_packs;
+  return s;
+}
+
+template <class Op, int N, class Io>
+__global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
+    split_rows_kernel(Io io, int64_t rows, int64_t cols, SplitLayout layout, SplitWorkspace<typename Op::State> ws) {
+  using RowIo = typename Io::Row;
+  using State = typename Op::State;
+  using Packed = PackedOf<RowIo, N>;
+  constexpr int U = kSplitBatch<N, Io>;
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  __shared__ State slots[2][kMaxWarpsPerBlock];
+  auto* held = reinterpret_cast<Packed*>(smem_bytes);
+  const int64_t items = rows * layout.chunks;
+  for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    const SplitSlice s = split_slice<N>(io, item, cols, layout);
+    const auto row_io = io.row(s.row);
+    copy_held_slice<Op, N>(row_io, held, s.begin, s.held_end, s.phase, cols);
+    State state = Op::identity();
+    reduce_held_slice<Op, N, RowIo>(held, s.begin, s.held_end, state);
+    for (int64_t p0 = s.held_end + threadIdx.x; p0 < s.end; p0 += U * blockDim.x) {
+      Packed v[U];
+      load_strided_packs<Op, N, U>(row_io, v, p0, blockDim.x, s.end, s.phase, cols);
+      state = Op::combine(state, reduce_packs<Op, N, U, RowIo>(v));
+    }
+    state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[0]);
+
+    if (threadIdx.x == 0) {
+      ws.states[item] = state;
+      add_release(&ws.arrived[s.row], 1);
+      wait_at_least(&ws.arrived[s.row], static_cast<unsigned>(layout.chunks));
+    }
+    __syncthreads();  // the row's states are all published
+    State row_state = Op::identity();
+    for (int64_t i = threadIdx.x; i < layout.chunks; i += blockDim.x)
+      row_state = Op::combine(row_state, load_from_l2(ws.states + s.row * layout.chunks + i));
+    row_state = block_allreduce(row_state, CombineOf<Op>{}, Op::identity(), slots[1]);
+    if (threadIdx.x == 0) {
+      // Every CTA of the row has passed its wait once all have departed: the last one re-arms the row.
+      unsigned* departed = &ws.departed[s.row];
+      if (atomicAdd(departed, 1u) == static_cast<unsigned>(layout.chunks) - 1) {
+        ws.arrived[s.row] = 0;
+        *departed = 0;
+      }
+    }
+
+    const auto fin = Op::finalize(row_state);
+    for (int64_t p = s.begin + threadIdx.x; p < s.held_end; p += blockDim.x)
+      map_and_store_pack<Op, N>(row_io, held[p - s.begin], fin, p * N - s.phase, cols);
+    for (int64_t p0 = s.held_end + threadIdx.x; p0 < s.end; p0 += U * blockDim.x) {
+      Packed v[U];
+      load_strided_packs<Op, N, U>(row_io, v, p0, blockDim.x, s.end, s.phase, cols);
+      map_and_store_strided_packs<Op, N, U>(row_io, v, fin, p0, blockDim.x, s.end, s.phase, cols);
+    }
+    if (s.chunk == 0 && threadIdx.x == 0) Op::emit(io, s.row, fin);
+    __syncthreads();  // slots are reused by the next item (held packs are each thread's own)
+  }
+}
+
+}  // namespace rowwise

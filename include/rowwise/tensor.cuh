@@ -1,0 +1,64 @@
+// Whole-tensor softmax and log-softmax: the n elements of a tensor as one row, spread over every SM
+// (the split strategy; the cluster strategy while the tensor is small enough for one cluster).
+//
+// The split strategy needs a small workspace: a count of arrivals and a state per CTA. Either let
+// rowwise take it from the stream's memory pool (the overloads without a workspace), or pass your own
+// like CUB: ask tensor_softmax_workspace_bytes, allocate that much, zero it once (cudaMemsetAsync) and
+// reuse it; every call leaves it zeroed again. One call at a time may use a workspace.
+#pragma once
+#include "api.cuh"
+
+namespace rowwise {
+
+// Workspace bytes tensor_softmax and tensor_log_softmax of T need on the current device (any n).
+template <class T> cudaError_t tensor_softmax_workspace_bytes(size_t* bytes) {
+  static_assert(is_element_v<T>, "rowwise: element type must be float, double, __half or __nv_bfloat16");
+  if (bytes == nullptr) return cudaErrorInvalidValue;
+  DeviceInfo dev;
+  if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
+  SplitLayout most{};
+  most.chunks = split_resident_ctas(dev);
+  *bytes = split_workspace_bytes(1, most, sizeof(typename SoftmaxOp<acc_t<T>>::State));
+  return cudaSuccess;
+}
+
+namespace detail {
+
+template <template <class> class OpOf, class T>
+cudaError_t run_tensor(const T* x, T* y, int64_t n, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
+  if (n < 0) return cudaErrorInvalidValue;
+  if (n == 0) return cudaSuccess;
+  if (workspace != nullptr) {
+    size_t needed = 0;
+    if (cudaError_t e = tensor_softmax_workspace_bytes<T>(&needed); e != cudaSuccess) return e;
+    if (workspace_bytes < needed) return cudaErrorInvalidValue;
+  }
+  return run_pointer_rows<OpOf>(x, y, 1, n, n, n, stream, Options{}, workspace);
+}
+
+}  // namespace detail
+
+// y = softmax(x) over all n elements (n up to 2^40 and beyond; in place allowed). `workspace` of at
+// least tensor_softmax_workspace_bytes, zeroed before its first use.
+template <class T>
+cudaError_t tensor_softmax(const T* x, T* y, int64_t n, void* workspace, size_t workspace_bytes,
+                           cudaStream_t stream = 0) {
+  if (workspace == nullptr) return cudaErrorInvalidValue;
+  return detail::run_tensor<SoftmaxOp>(x, y, n, workspace, workspace_bytes, stream);
+}
+template <class T> cudaError_t tensor_softmax(const T* x, T* y, int64_t n, cudaStream_t stream = 0) {
+  return detail::run_tensor<SoftmaxOp>(x, y, n, nullptr, 0, stream);
+}
+
+// y = log_softmax(x) over all n elements; as tensor_softmax (same workspace).
+template <class T>
+cudaError_t tensor_log_softmax(const T* x, T* y, int64_t n, void* workspace, size_t workspace_bytes,
+                               cudaStream_t stream = 0) {
+  if (workspace == nullptr) return cudaErrorInvalidValue;
+  return detail::run_tensor<LogSoftmaxOp>(x, y, n, workspace, workspace_bytes, stream);
+}
+template <class T> cudaError_t tensor_log_softmax(const T* x, T* y, int64_t n, cudaStream_t stream = 0) {
+  return detail::run_tensor<LogSoftmaxOp>(x, y, n, nullptr, 0, stream);
+}
+
+}  // namespace rowwise

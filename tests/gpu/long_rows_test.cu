@@ -1,0 +1,150 @@
+// Rows longer than one CTA holds (the cluster and split strategies) and whole-tensor softmax: 65537 to
+// 1M columns in 1-8 rows, every op family and dtype, forced and through dispatch; tensor_softmax and
+// tensor_log_softmax on odd n with both workspace kinds, including sizes past what the GPU holds.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "../common/gpu_check.h"
+#include "../common/gpu_check_absmax.h"
+#include "../common/gpu_check_backward.h"
+#include "../common/gpu_skip.h"
+
+namespace rowwise_test {
+namespace {
+
+using rowwise::Strategy;
+
+const std::vector<int64_t> kLongCols = {65537, 131072, 262144, 1 << 20};
+
+// One row of rotating values, and eight special rows (every kind, -inf slices and the max in the
+// last slice among them).
+struct LongCase {
+  int64_t rows;
+  Values values;
+};
+std::vector<LongCase> long_cases(int64_t cols) {
+  return {{1, static_cast<Values>(cols % 4)}, {8, Values::kSpecialRows}};
+}
+
+using Param = std::tuple<Dtype, Strategy>;
+class LongRows : public ::testing::TestWithParam<Param> {};
+
+TEST_P(LongRows, EveryOpMatchesFloat64Reference) {
+  RW_REQUIRE_GPU();
+  const Dtype dtype = std::get<0>(GetParam());
+  const rowwise::Options options{std::get<1>(GetParam())};
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    int index = 0, checked = 0;
+    // A forced strategy may refuse a row it cannot hold (the cluster strategy past 16 CTAs' worth).
+    auto expect_ok = [&](const CaseReport& r, const std::string& what) {
+      if (options.strategy != Strategy::kAuto && r.status == cudaErrorInvalidValue) return;
+      ++checked;
+      EXPECT_TRUE(r.ok()) << what << ": " << r.summary();
+    };
+    for (int64_t cols : kLongCols) {
+      for (const LongCase& lc : long_cases(cols)) {
+        const uint64_t seed = 7919ull * cols + lc.rows;
+        const std::string what = std::string(dtype_name(dtype)) + " " + rowwise::strategy_name(options.strategy) +
+                                 " rows " + std::to_string(lc.rows) + " cols " + std::to_string(cols) + " ";
+        const Layout& fl = forward_layouts()[index % forward_layouts().size()];
+        const Layout& bl = backward_layouts()[index % backward_layouts().size()];
+        const Layout& al = absmax_layouts<T, T>()[index % absmax_layouts<T, T>().size()];
+        ++index;
+        for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {
+          expect_ok(check_forward_case<T>(op, lc.rows, cols, lc.values, fl, options, seed),
+                    what + op_name(op) + " " + fl.name);
+        }
+        for (GradOp op : {GradOp::kSoftmaxBackward, GradOp::kLogSoftmaxBackward}) {
+          expect_ok(check_backward_case<T>(op, lc.rows, cols, lc.values, bl, options, seed),
+                    what + grad_op_name(op) + " " + bl.name);
+        }
+        expect_ok(check_absmax_case<T, T>(lc.rows, cols, lc.values, al, true, options, seed),
+                  what + "absmax_scale " + al.name);
+        expect_ok(check_absmax_case<T, int8_t>(lc.rows, cols, lc.values, forward_layouts()[0], true, options, seed),
+                  what + "absmax_int8");
+      }
+    }
+    EXPECT_GT(checked, 0) << "the strategy ran no shape";
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    LongStrategies, LongRows,
+    ::testing::Combine(::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
+                       ::testing::Values(Strategy::kAuto, Strategy::kSplit, Strategy::kCluster)),
+    [](const ::testing::TestParamInfo<Param>& info) {
+      return std::string(dtype_name(std::get<0>(info.param))) + "_" + rowwise::strategy_name(std::get<1>(info.param));
+    });
+
+// Odd sizes: tiny, one cluster's worth, past the on-chip capacity of an H200 (~30 MB) in every dtype.
+const std::vector<int64_t> kTensorSizes = {1, 4097, 1000003, (int64_t{1} << 23) + 5, 9 * (int64_t{1} << 20) + 3};
+
+template <class T>
+cudaError_t call_tensor(Op op, const T* x, T* y, int64_t n, void* workspace, size_t bytes) {
+  if (workspace == nullptr)
+    return op == Op::kSoftmax ? rowwise::tensor_softmax(x, y, n) : rowwise::tensor_log_softmax(x, y, n);
+  return op == Op::kSoftmax ? rowwise::tensor_softmax(x, y, n, workspace, bytes)
+                            : rowwise::tensor_log_softmax(x, y, n, workspace, bytes);
+}
+
+class TensorSoftmax : public ::testing::TestWithParam<Dtype> {};
+
+TEST_P(TensorSoftmax, MatchesFloat64ReferenceWithBothWorkspaces) {
+  RW_REQUIRE_GPU();
+  visit_dtype(GetParam(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    size_t bytes = 0;
+    ASSERT_EQ(rowwise::tensor_softmax_workspace_bytes<T>(&bytes), cudaSuccess);
+    DeviceBuffer<unsigned char> workspace;
+    ASSERT_EQ(workspace.allocate(bytes), cudaSuccess);
+    ASSERT_EQ(cudaMemset(workspace.ptr, 0, bytes), cudaSuccess);
+    int index = 0;
+    for (int64_t n : kTensorSizes) {
+      for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {
+        for (void* ws : {static_cast<void*>(nullptr), static_cast<void*>(workspace.ptr)}) {
+          // One row of special values: the max at the end, or -inf over the first three quarters.
+          const Values values = index % 3 == 0 ? Values::kNormal : Values::kSpecialRows;
+          const Layout& layout = forward_layouts()[index % forward_layouts().size()];
+          const uint64_t seed = 104729ull * n + index;
+          const CaseReport r = check_forward_launch<T>(op, 1, n, values, layout, seed, [&](const T* x, T* y, int64_t, int64_t) {
+            return call_tensor(op, x, y, n, ws, bytes);
+          });
+          EXPECT_TRUE(r.ok()) << op_name(op) << " n " << n << " " << layout.name << (ws ? " caller workspace" : " pool")
+                              << ": " << r.summary();
+          ++index;
+        }
+      }
+    }
+    std::vector<unsigned char> after(bytes);
+    ASSERT_EQ(cudaMemcpy(after.data(), workspace.ptr, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (size_t i = 0; i < 2 * sizeof(unsigned); ++i) EXPECT_EQ(after[i], 0) << "workspace counters left armed";
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, TensorSoftmax, ::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
+                         [](const ::testing::TestParamInfo<Dtype>& info) { return dtype_name(info.param); });
+
+TEST(TensorSoftmaxArguments, RefusedBeforeAnyLaunch) {
+  RW_REQUIRE_GPU();
+  size_t bytes = 0;
+  ASSERT_EQ(rowwise::tensor_softmax_workspace_bytes<float>(&bytes), cudaSuccess);
+  EXPECT_GT(bytes, 0u);
+  EXPECT_EQ(rowwise::tensor_softmax_workspace_bytes<float>(nullptr), cudaErrorInvalidValue);
+  DeviceBuffer<float> buf;
+  DeviceBuffer<unsigned char> workspace;
+  ASSERT_EQ(buf.allocate(1 << 20), cudaSuccess);
+  ASSERT_EQ(workspace.allocate(bytes), cudaSuccess);
+  EXPECT_EQ(rowwise::tensor_softmax(buf.ptr, buf.ptr, 1 << 20, workspace.ptr, bytes - 1), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_softmax(buf.ptr, buf.ptr, 1 << 20, nullptr, bytes), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_log_softmax(buf.ptr, buf.ptr, -1), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_softmax<float>(nullptr, buf.ptr, 100), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_softmax(buf.ptr, buf.ptr, 0), cudaSuccess);  // empty tensor: nothing to do
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+}  // namespace
+}  // namespace rowwise_test
