@@ -200,7 +200,8 @@ void print_usage(std::FILE* out) {
                "  --dtypes LIST      fp32,bf16,fp16,fp64 (replaces the sweep's dtypes)\n"
                "  --cols LIST        column counts (replaces the sweep's; filters the seed shapes)\n"
                "  --rows N           fixed rows for every case (no sizing)\n"
-               "  --strategy S       auto, warp, block, cluster, block_smem, split (cases it does not fit: n/a)\n"
+               "  --strategy S       auto, warp, block, cluster, block_smem, split, two_pass\n"
+               "                     (cases it does not fit: n/a)\n"
                "  --iters N          timed launches per case, median reported (default 30)\n"
                "  --min-bytes B      input bytes of a quick-sweep case (default 256M)\n"
                "  --sweep-bytes B    input bytes of a cols-sweep case (default 1G)\n"
@@ -261,7 +262,8 @@ DType parse_dtype(const std::string& s) {
 rowwise::Strategy parse_strategy(const std::string& s) {
   using rowwise::Strategy;
   for (Strategy st :
-       {Strategy::kAuto, Strategy::kWarp, Strategy::kBlock, Strategy::kCluster, Strategy::kBlockSmem, Strategy::kSplit}) {
+       {Strategy::kAuto, Strategy::kWarp, Strategy::kBlock, Strategy::kCluster, Strategy::kBlockSmem, Strategy::kSplit,
+        Strategy::kTwoPass}) {
     if (s == rowwise::strategy_name(st)) return st;
   }
   usage_error("unknown strategy '" + s + "'");

@@ -54,7 +54,7 @@ cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int ele
   DeviceInfo dev;
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
   using Stored = typename Io::Row::template Packed<1>;
-  const RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(Stored))};
+  const RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(Stored)), Io::kInputs};
   Plan plan;
   if (!choose_plan(shape, dev, options.strategy, &plan)) return cudaErrorInvalidValue;
   return visit_pack<MaxPack>(pack, [&](auto n) {

@@ -31,7 +31,8 @@ inline std::vector<int64_t> sweep_rows(int64_t cols) {
 inline const std::vector<rowwise::Strategy>& sweep_strategies() {
   using rowwise::Strategy;
   static const std::vector<Strategy> strategies = {Strategy::kAuto, Strategy::kWarp, Strategy::kBlock,
-                                                   Strategy::kCluster, Strategy::kBlockSmem, Strategy::kSplit};
+                                                   Strategy::kCluster, Strategy::kBlockSmem, Strategy::kSplit,
+                                                   Strategy::kTwoPass};
   return strategies;
 }
 

@@ -105,6 +105,12 @@ TEST(Dispatch, SharedMemoryUpTo128KBThenSplit) {
   EXPECT_EQ(p.smem_bytes, 32768 * 4);
   EXPECT_EQ(choose(aligned_shape(32769, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
   EXPECT_EQ(choose(aligned_shape(50000, 4, 4)).strategy, Strategy::kSplit);  // fits, but split measured faster
+  RowShape gradient = aligned_shape(50000, 4, 4);  // y and dy: two operands, 8 bytes an element on chip
+  gradient.value_bytes = 8;
+  gradient.inputs = 2;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kTwoPass);
+  gradient.rows = 8;  // few rows: spread over the GPU (by clusters on Hopper)
+  EXPECT_EQ(choose(gradient, Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
   EXPECT_EQ(choose(aligned_shape(50000, 4, 4), Strategy::kBlockSmem).smem_bytes, 50000 * 4);
   EXPECT_EQ(choose(aligned_shape(1 << 24, 4, 4)).strategy, Strategy::kSplit);
 }

@@ -13,6 +13,7 @@
 #include "../kernels/block_smem_rows.cuh"
 #include "../kernels/cluster_rows.cuh"
 #include "../kernels/split_rows.cuh"
+#include "../kernels/two_pass_rows.cuh"
 #include "../kernels/warp_rows.cuh"
 #include "device_info.cuh"
 #include "strategy.cuh"
@@ -227,6 +228,8 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, c
       return launch_row_blocks(block_smem_rows_kernel<Op, N, Io>, io, shape, plan, stream);
     case Strategy::kSplit:
       return launch_split<Op, N>(io, shape, plan, stream, workspace);
+    case Strategy::kTwoPass:
+      return launch_row_blocks(two_pass_rows_kernel<Op, N, Io>, io, shape, plan, stream);
     case Strategy::kAuto:
       break;
   }

@@ -1,4 +1,5 @@
-// Row I/O: how strategies read inputs and write outputs. An Io object gives, for row r, io.row(r): a
+// Row I/O: how strategies read inputs and write outputs. An Io object says how many operands it reads
+// per element (static constexpr int kInputs) and gives, for row r, io.row(r): a
 // small object holding that row's addresses with
 //   template <int N> int  phase()                         lane of element 0 in its pack
 //   template <int N> void load(In* dst, int64_t col)       N inputs at [col, col + N)
@@ -27,6 +28,7 @@ namespace rowwise {
 // Strided T input, strided U output, one input per element.
 template <class T, class U = T> struct PointerIo {
   using Acc = acc_t<T>;
+  static constexpr int kInputs = 1;
   const T* x;
   U* y;
   int64_t x_stride, y_stride;
@@ -90,6 +92,7 @@ template <class T, class U> struct RowScaleIo : PointerIo<T, U> {
 // Gradient ops: strided y and dy in, strided dx out.
 template <class T> struct GradPointerIo {
   using Acc = acc_t<T>;
+  static constexpr int kInputs = 2;
   using In = GradIn<Acc>;
   const T* y;
   const T* dy;
@@ -148,6 +151,7 @@ template <class T> struct GradPointerIo {
 // store<N>(src, row, col)) to the Io concept. The caller promises N-wide accesses are legal at every
 // col that is a multiple of N, so the phase is 0.
 template <class In, class Load, class Store> struct FunctorIo {
+  static constexpr int kInputs = 1;
   Load load_fn;
   Store store_fn;
 
