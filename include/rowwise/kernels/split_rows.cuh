@@ -53,7 +53,7 @@ template <int N, class Io>
 inline constexpr int kSplitBatch = std::clamp(kSplitBatchBytes / kPackStoredBytes<N, Io>, 1, kSplitMaxBatch);
 
 // The packs of a slice that one thread holds: begin + threadIdx.x + h * blockDim.x, h < kSplitHeldPerThread.
-// Each thread reads back only the packs it copied, so the buffers need no barrier.
+// Each thread reads back only the packs it copied, so the held buffer needs no barrier.
 __device__ inline int64_t held_pack(int64_t begin, int h) { return begin + threadIdx.x + int64_t(h) * blockDim.x; }
 
 // Starts copying packs [begin, held_end) of a row into `held`, in kSplitHeldGroups commit groups.
