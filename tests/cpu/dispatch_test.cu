@@ -97,6 +97,12 @@ TEST(Dispatch, FewLongRowsSpreadOverClustersOnHopper) {
   EXPECT_EQ(small.cluster_size, 8);
   Plan none;
   EXPECT_FALSE(rowwise::choose_plan(aligned_shape(32768, 4, 4), kAmpere, Strategy::kCluster, &none));
+  // 1 MB rows: split for the forward ops, clusters (16 x 64 KB) for the gradients.
+  EXPECT_EQ(choose(aligned_shape(262144, 4, 4, 8)).strategy, Strategy::kSplit);
+  RowShape gradient = aligned_shape(131072, 4, 4, 8);  // bf16 y and dy: 8 bytes an element on chip
+  gradient.value_bytes = 8;
+  gradient.inputs = 2;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kCluster);
 }
 
 TEST(Dispatch, SharedMemoryUpTo128KBThenSplit) {

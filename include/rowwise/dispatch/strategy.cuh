@@ -81,7 +81,8 @@ inline constexpr int64_t kUnbounded = INT64_MAX;
 
 inline constexpr StrategyRule kStrategyRules[] = {
     {Strategy::kWarp, 4096, false, 1, "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
-    {Strategy::kCluster, kUnbounded, true, 1, "docs/perf.md#dispatch: fewer rows than SMs spread over clusters"},
+    {Strategy::kCluster, 524288, true, 1, "docs/perf.md#dispatch: fewer rows than SMs spread over clusters"},
+    {Strategy::kCluster, kUnbounded, true, 2, "docs/perf.md#dispatch: gradients up to 1 MB: cluster ahead of split"},
     {Strategy::kBlock, 65536, false, 1, "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
     {Strategy::kSplit, kUnbounded, true, 1, "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
     {Strategy::kBlockSmem, 131072, false, 1, "docs/perf.md#dispatch: block_smem up to 128 KB, split beyond"},
