@@ -3,7 +3,8 @@
 # included), run rowwise-bench and the PyTorch peer beside it, print a short summary last. Full logs
 # and JSON go to $OUT (or ./out).
 # Usage: scripts/gpu_run.sh [all|tests|bench] [rowwise-bench args...]
-#   tests: build, C++ tests, Python tests.   bench: build, rowwise-bench, PyTorch peer.
+#   tests: build, C++ tests, Python tests.   bench: build, rowwise-bench, PyTorch peer (and, with no
+#   rowwise-bench args, the long-row sweep with its PyTorch peer: long.json, torch_peer_long.json).
 #   ROWWISE_PEER=0 skips the PyTorch peer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,9 +31,13 @@ fi
 if [ "$mode" != tests ]; then
   ./build/release/bench/rowwise-bench --json "$OUT/bench.json" "$@" > "$OUT/bench.log" 2>&1
   bench_rc=$?
+  # Without bench arguments, also the long-row sweep (decode batches, millions of columns, tensors).
+  [ $# -eq 0 ] && ./build/release/bench/rowwise-bench --sweep long --json "$OUT/long.json" > "$OUT/long.log" 2>&1
   if [ "${ROWWISE_PEER:-1}" = 1 ] && python3 -c "import torch" 2>/dev/null; then
     python3 bench/torch_peer.py --json "$OUT/torch_peer.json" --rowwise "$OUT/bench.json" > "$OUT/torch_peer.log" 2>&1
     peer_rc=$?
+    [ -f "$OUT/long.json" ] && python3 bench/torch_peer.py --like "$OUT/long.json" --rowwise "$OUT/long.json" \
+      --json "$OUT/torch_peer_long.json" > "$OUT/torch_peer_long.log" 2>&1
   fi
 fi
 
@@ -43,5 +48,9 @@ echo "==== C++ tests (rc $tests_rc)"
 echo "==== Python tests (rc $py_rc)"
 [ "$py_rc" = skipped ] || grep -E "passed|failed|^FAILED|^ERROR" "$OUT/python.log" | tail -15
 echo "==== PyTorch peer (rc $peer_rc)"
+if [ -f "$OUT/long.log" ]; then
+  echo "==== long rows (rowwise-bench --sweep long; PyTorch beside it in torch_peer_long.log)"
+  sed -n '/summary/,$p' "$OUT/long.log"
+fi
 echo "==== rowwise-bench (rc $bench_rc)"
 [ "$bench_rc" = skipped ] || sed -n '/seed baselines vs rowwise/,$p' "$OUT/bench.log" | tail -60
