@@ -23,6 +23,18 @@ TEST(Validation, NullPointers) {
   EXPECT_EQ(rowwise::softmax<float>(kFake, nullptr, 2, 10), cudaErrorInvalidValue);
 }
 
+TEST(Validation, TensorOpsRefuseBadArgumentsBeforeTheDevice) {
+  char workspace_stand_in[64];
+  EXPECT_EQ(rowwise::tensor_softmax(kFake, kFake, -1), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_log_softmax(kFake, kFake, -5), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_softmax<float>(nullptr, nullptr, 0), cudaSuccess);  // empty tensor
+  EXPECT_EQ(rowwise::tensor_softmax<float>(nullptr, kFake, 100), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_softmax(kFake, kFake, 100, nullptr, 4096), cudaErrorInvalidValue);  // no workspace
+  EXPECT_EQ(rowwise::tensor_log_softmax(kFake, kFake, -1, workspace_stand_in, sizeof workspace_stand_in),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_softmax_workspace_bytes<float>(nullptr), cudaErrorInvalidValue);
+}
+
 TEST(Validation, StrideShorterThanARow) {
   EXPECT_EQ(rowwise::softmax(kFake, kFake + 4096, 2, 10, 9, 10), cudaErrorInvalidValue);
   EXPECT_EQ(rowwise::softmax(kFake, kFake + 4096, 2, 10, 10, 9), cudaErrorInvalidValue);
