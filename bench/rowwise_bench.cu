@@ -342,9 +342,13 @@ template <class V> std::vector<V> axis(const std::vector<V>& given, std::vector<
   return given.empty() ? fallback : given;
 }
 
-// The case with rows cut so that its operands stay under the memory cap.
+// The case with rows cut so that its operands stay under the memory cap. A whole-tensor op's case is
+// one row of all the elements (its check is a row's reference).
 Case capped(Case c) {
+  if (c.op == Op::kTensorSoftmax || c.op == Op::kTensorLogSoftmax) c = {c.op, c.dtype, 1, c.rows * c.cols};
   const int64_t max_rows = kMemoryCap / c.row_bytes();
+  if (max_rows < 1) usage_error(std::string(op_name(c.op)) + ": one row of " + std::to_string(c.cols) +
+                                " columns is over the memory cap");
   if (c.rows > max_rows) {
     std::fprintf(stderr, "note: %s %s cols %lld: rows %lld -> %lld to stay under %lld GiB\n", op_name(c.op),
                  dtype_name(c.dtype), static_cast<long long>(c.cols), static_cast<long long>(c.rows),
@@ -430,7 +434,7 @@ std::vector<Case> long_sweep(const Config& cfg) {
   for (Op op : {Op::kTensorSoftmax, Op::kTensorLogSoftmax}) {
     if (!cfg.ops.empty() && std::find(cfg.ops.begin(), cfg.ops.end(), op) == cfg.ops.end()) continue;
     for (DType d : axis(cfg.dtypes, {DType::kFp32, DType::kBf16}))
-      for (int64_t mib : {16, 32, 1024}) cases.push_back({op, d, 1, mib * kMiB / dtype_bytes(d)});
+      for (int64_t mib : {16, 32, 1024}) cases.push_back(capped({op, d, 1, mib * kMiB / dtype_bytes(d)}));
   }
   return cases;
 }
