@@ -98,6 +98,7 @@ static_assert(std::size(kOpInfo) == static_cast<size_t>(Op::kFtSoftmax) + 1, "kO
 
 const OpInfo& op_info(Op op) { return kOpInfo[static_cast<int>(op)]; }
 const char* op_name(Op op) { return op_info(op).name; }
+bool is_tensor_op(Op op) { return op == Op::kTensorSoftmax || op == Op::kTensorLogSoftmax; }
 
 // What --strategy means for a case: baselines have none.
 const char* strategy_label(Op op, rowwise::Strategy s) {
@@ -345,7 +346,7 @@ template <class V> std::vector<V> axis(const std::vector<V>& given, std::vector<
 // The case with rows cut so that its operands stay under the memory cap. A whole-tensor op's case is
 // one row of all the elements (its check is a row's reference).
 Case capped(Case c) {
-  if (c.op == Op::kTensorSoftmax || c.op == Op::kTensorLogSoftmax) c = {c.op, c.dtype, 1, c.rows * c.cols};
+  if (is_tensor_op(c.op)) c = {c.op, c.dtype, 1, c.rows * c.cols};
   const int64_t max_rows = kMemoryCap / c.row_bytes();
   if (max_rows < 1) usage_error(std::string(op_name(c.op)) + ": one row of " + std::to_string(c.cols) +
                                 " columns is over the memory cap");
@@ -416,11 +417,10 @@ std::vector<Case> quick_sweep(const Config& cfg) {
 // millions of columns (>= 256 MiB), and whole tensors (16 and 32 MiB, which fit on chip, and 1 GiB).
 std::vector<Case> long_sweep(const Config& cfg) {
   std::vector<Case> cases;
-  auto is_tensor_op = [](Op op) { return op == Op::kTensorSoftmax || op == Op::kTensorLogSoftmax; };
   std::vector<Op> row_ops{Op::kSoftmax, Op::kLogSoftmax, Op::kSoftmaxBackward, Op::kAbsmaxScale};
   if (!cfg.ops.empty()) {
     row_ops.clear();
-    std::copy_if(cfg.ops.begin(), cfg.ops.end(), std::back_inserter(row_ops), [&](Op op) { return !is_tensor_op(op); });
+    std::copy_if(cfg.ops.begin(), cfg.ops.end(), std::back_inserter(row_ops), [](Op op) { return !is_tensor_op(op); });
   }
   for (Op op : row_ops) {
     for (DType d : axis(cfg.dtypes, {DType::kFp32, DType::kBf16})) {
@@ -590,7 +590,7 @@ template <class T>
 cudaError_t launch_forward(Op op, const T* x, T* y, int64_t rows, int64_t cols, rowwise::Strategy s) {
   const rowwise::Options options{s};
   size_t bytes = 0;
-  void* workspace = op == Op::kTensorSoftmax || op == Op::kTensorLogSoftmax ? tensor_workspace(&bytes) : nullptr;
+  void* workspace = is_tensor_op(op) ? tensor_workspace(&bytes) : nullptr;
   switch (op) {
     case Op::kTensorSoftmax: return rowwise::tensor_softmax(x, y, rows * cols, workspace, bytes);
     case Op::kTensorLogSoftmax: return rowwise::tensor_log_softmax(x, y, rows * cols, workspace, bytes);

@@ -11,6 +11,7 @@
 #include "../common/gpu_check_absmax.h"
 #include "../common/gpu_check_backward.h"
 #include "../common/gpu_skip.h"
+#include "../common/sweep.h"
 
 namespace rowwise_test {
 namespace {
@@ -39,9 +40,8 @@ TEST_P(LongRows, EveryOpMatchesFloat64Reference) {
   visit_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     int index = 0, checked = 0;
-    // A forced strategy may refuse a row it cannot hold (the cluster strategy past 16 CTAs' worth).
     auto expect_ok = [&](const CaseReport& r, const std::string& what) {
-      if (options.strategy != Strategy::kAuto && r.status == cudaErrorInvalidValue) return;
+      if (refused_as_forced(options.strategy, r)) return;  // the cluster strategy past 16 CTAs' worth
       ++checked;
       EXPECT_TRUE(r.ok()) << what << ": " << r.summary();
     };
