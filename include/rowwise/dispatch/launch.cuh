@@ -42,7 +42,7 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
       return cudaErrorInvalidValue;
     }
   } else {
-    auto kernel = warp_rows_kernel<Op, N, c.packs_per_lane, c.rows_per_group, Io>;
+    auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, Io>();
     const int64_t rows_per_block = int64_t(plan.threads / plan.width) * c.rows_per_group;
     const int64_t bytes_per_iteration = rows_per_block * shape.cols * shape.pack_bytes / shape.pack;
     const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block,

@@ -10,6 +10,7 @@
 #include "../kernels/block_smem_rows.cuh"
 #include "../kernels/split_rows.cuh"
 #include "../kernels/two_pass_rows.cuh"
+#include "../kernels/warp_rows.cuh"
 #include "device_info.cuh"
 
 namespace rowwise {
@@ -28,10 +29,9 @@ struct RowShape {
   int64_t row_value_bytes() const { return max_packs * pack * value_bytes; }
 };
 
-// Bytes of row one thread keeps in registers for a register-resident row (in the storage type: 32
-// floats or 64 bf16): more per thread means fewer threads per row, so fewer shuffle steps and barriers
-// per element, and more rows per SM in flight (docs/perf.md#dispatch).
-inline constexpr int kStoredBytesPerThread = 128;
+// kStoredBytesPerThread (kernels/row_common.cuh): bytes of row one thread keeps in registers for a
+// register-resident row. More per thread means fewer threads per row, so fewer shuffle steps and
+// barriers per element, and more rows per SM in flight (docs/perf.md#dispatch).
 
 // Register-resident warp rows: K packs per lane, R rows per group at once (tiny rows keep R*K packs
 // in flight per lane). A group spans at least kMinGroupBytes per load instruction (or its whole row):
@@ -42,7 +42,6 @@ struct WarpConfig {
   int rows_per_group;
 };
 inline constexpr WarpConfig kWarpConfigs[] = {{1, 4}, {2, 2}, {4, 1}, {8, 1}};
-inline constexpr int kWarpBlockThreads = 128;
 inline constexpr int64_t kWarpBlockBytes = 32 * 1024;  // input bytes one warp-strategy block moves
 inline constexpr int kMinGroupBytes = 128;
 

@@ -13,6 +13,8 @@
 //   template <int N> static Packed<N> pack(const In* v)     exact for values loaded from the row and pads
 //   template <int N> static void unpack(const Packed<N>&, In* v)
 //   template <int N> static void launder(Packed<N>&)        forget earlier unpacks (see kernels)
+//   template <int N> static void unpack_again(const Packed<N>&, In* v)   unpack by other instructions
+//                                                           (see kernels)
 //   template <int N> static constexpr bool kAsyncCopy         whether copy_async<N> exists for N
 //   template <int N> void copy_async(Packed<N>* shared, int64_t col)   load_packed into shared memory
 //                                                           without registers (cp.async)
@@ -59,6 +61,12 @@ template <class T, class U = T> struct PointerIo {
       for (int i = 0; i < N; ++i) v[i] = load_as<Acc>(t.v[i]);
     }
     template <int N> __device__ static void launder(Packed<N>& p) { launder_raw(p.bits); }
+    template <int N> __device__ static void unpack_again(const Packed<N>& p, Acc* v) {
+      Pack<T, N> t;
+      memcpy(&t, &p.bits, sizeof(t));
+#pragma unroll
+      for (int i = 0; i < N; ++i) v[i] = load_as_again<Acc>(t.v[i]);
+    }
     template <int N> static constexpr bool kAsyncCopy = kAsyncCopyable<N * sizeof(T)>;
     template <int N> __device__ void copy_async(Packed<N>* shared, int64_t col) const {
       rowwise::copy_async<N * sizeof(T)>(&shared->bits, x + col);
@@ -138,6 +146,13 @@ template <class T> struct GradPointerIo {
       Half::template launder<N>(p.y);
       Half::template launder<N>(p.dy);
     }
+    template <int N> __device__ static void unpack_again(const Packed<N>& p, In* v) {
+      Acc ys[N], dys[N];
+      Half::template unpack_again<N>(p.y, ys);
+      Half::template unpack_again<N>(p.dy, dys);
+#pragma unroll
+      for (int i = 0; i < N; ++i) v[i] = {ys[i], dys[i]};
+    }
     template <int N> static constexpr bool kAsyncCopy = Half::template kAsyncCopy<N>;
     template <int N> __device__ void copy_async(Packed<N>* shared, int64_t col) const {
       Half{y, nullptr}.template copy_async<N>(&shared->y, col);
@@ -178,6 +193,7 @@ template <class In, class Load, class Store> struct FunctorIo {
       for (int i = 0; i < N; ++i) v[i] = p.v[i];
     }
     template <int N> __device__ static void launder(Packed<N>&) {}
+    template <int N> __device__ static void unpack_again(const Packed<N>& p, In* v) { unpack<N>(p, v); }
     template <int N> static constexpr bool kAsyncCopy = false;  // loads are the user's code
     template <int N> __device__ int phase() const { return 0; }
     template <int N> __device__ void load(In* dst, int64_t col) const {

@@ -12,10 +12,10 @@ namespace rowwise {
 // log_softmax and in the backward ops (two inputs).
 __host__ __device__ constexpr int block_max_threads(int stored_bytes) { return stored_bytes > 64 ? 512 : 1024; }
 
-template <int N, class Io> inline constexpr int kPackStoredBytes = sizeof(PackedOf<typename Io::Row, N>);
-
 template <class Op, int N, int K, class Io>
-__global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>))
+__global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>),
+                                  min_blocks_per_sm<Op>(block_max_threads(K * kPackStoredBytes<N, Io>),
+                                                        K * kPackStoredBytes<N, Io>, 64))
     block_rows_kernel(Io io, int64_t rows, int64_t cols) {
   using RowIo = typename Io::Row;
   using State = typename Op::State;
@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>)
     const State state =
         block_allreduce(reduce_packs<Op, N, K, RowIo>(v), CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
-    map_and_store_strided_packs<Op, N, K>(row_io, v, fin, threadIdx.x, blockDim.x, packs, phase, cols);
+    map_and_store_strided_packs<Op, N, K, true>(row_io, v, fin, threadIdx.x, blockDim.x, packs, phase, cols);
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }
 }

@@ -8,7 +8,23 @@
 
 namespace rowwise {
 
+// A register-resident row strategy's thread holds up to kStoredBytesPerThread of row (in the storage
+// type: 32 floats or 64 bf16) in 32 registers. Left to itself ptxas took 80-123 registers in some
+// kernels (fp32 warp rows of 8 packs, 16-bit log_softmax blocks), which cut the blocks an SM holds,
+// so the bytes in flight, by up to half; and __launch_bounds__ with the block size alone let it grow
+// others (56 -> 85). Kernels therefore ask for the blocks per SM that keep a thread within
+// `registers`. Left alone: kernels holding more row (never planned) and double math (register
+// pairs: capped, the fp64 block kernel spilled 176 bytes).
+inline constexpr int kStoredBytesPerThread = 128;
+inline constexpr int kRegistersPerSm = 65536;  // sm_80, sm_90
+template <class Op>
+__host__ __device__ constexpr int min_blocks_per_sm(int threads, int stored_bytes, int registers) {
+  const bool bounded = stored_bytes <= kStoredBytesPerThread && sizeof(typename Op::Acc) <= 4;
+  return bounded ? kRegistersPerSm / (threads * registers) : 1;
+}
+
 template <class RowIo, int N> using PackedOf = typename RowIo::template Packed<N>;
+template <int N, class Io> inline constexpr int kPackStoredBytes = sizeof(PackedOf<typename Io::Row, N>);
 
 // Packs in a row of `cols` elements starting at lane `phase` of its first pack.
 __host__ __device__ inline int64_t packs_in_row(int64_t cols, int phase, int n) { return (cols + phase + n - 1) / n; }
@@ -50,16 +66,22 @@ __device__ inline void store_pack_of_row(const RowIo& io, const Acc* src, int64_
   }
 }
 
-// Map one pack with the row's constants and store it.
+// Map one pack's values with the row's constants and store them.
+template <class Op, int N, class RowIo>
+__device__ inline void map_and_store_values(const RowIo& io, const typename Op::In* v, const typename Op::Final& fin,
+                                            int64_t first_col, int64_t cols) {
+  typename Op::Acc out[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i) out[i] = Op::map(v[i], fin);
+  store_pack_of_row<N>(io, out, first_col, cols);
+}
+
 template <class Op, int N, class RowIo>
 __device__ inline void map_and_store_pack(const RowIo& io, const PackedOf<RowIo, N>& packed,
                                           const typename Op::Final& fin, int64_t first_col, int64_t cols) {
   typename Op::In v[N];
   RowIo::template unpack<N>(packed, v);
-  typename Op::Acc out[N];
-#pragma unroll
-  for (int i = 0; i < N; ++i) out[i] = Op::map(v[i], fin);
-  store_pack_of_row<N>(io, out, first_col, cols);
+  map_and_store_values<Op, N>(io, v, fin, first_col, cols);
 }
 
 // Loads U packs of a row, first, first + stride, ...; those past the row's end hold pads.
@@ -92,9 +114,13 @@ __device__ inline typename Op::State reduce_packs(const PackedOf<RowIo, N>* v) {
   return state;
 }
 
-// Maps and stores the packs load_strided_packs loaded. Laundering first makes the compiler unpack
-// them again rather than keep the unpacked values of the reduction alive across it.
-template <class Op, int N, int U, class RowIo>
+// Maps and stores the packs load_strided_packs loaded and reduce_packs unpacked once. Laundering first
+// makes the compiler unpack them again rather than keep the reduction's unpacked values alive across
+// the row's reduction. That is not enough for ptxas, which sees the same conversions twice and may
+// merge them: block kernels therefore convert with unpack_again (bf16 log_softmax block: 103
+// registers, 64 with it). Warp kernels keep unpack, as ptxas hoisted unpack_again's independent
+// instructions above their shuffles (bf16 warp rows of 4 packs: 56 registers, 85 with it).
+template <class Op, int N, int U, bool kUnpackAgain, class RowIo>
 __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v,
                                                    const typename Op::Final& fin, int64_t first, int64_t stride,
                                                    int64_t packs, int phase, int64_t cols) {
@@ -102,8 +128,11 @@ __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<Row
   for (int u = 0; u < U; ++u) {
     const int64_t p = first + u * stride;
     if (p >= packs) continue;
+    typename Op::In values[N];
     RowIo::template launder<N>(v[u]);
-    map_and_store_pack<Op, N>(io, v[u], fin, p * N - phase, cols);
+    if constexpr (kUnpackAgain) RowIo::template unpack_again<N>(v[u], values);
+    else RowIo::template unpack<N>(v[u], values);
+    map_and_store_values<Op, N>(io, values, fin, p * N - phase, cols);
   }
 }
 

@@ -7,8 +7,10 @@
 
 namespace rowwise {
 
+inline constexpr int kWarpBlockThreads = 128;
+
 template <class Op, int N, int K, int R, class Io>
-__global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
+__device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t cols, int width) {
   using RowIo = typename Io::Row;
   const int lane = threadIdx.x % kWarpSize;
   const int group_lane = lane & (width - 1);
@@ -41,9 +43,36 @@ __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
       const int64_t packs = packs_in_row(cols, phase[r], N);
-      map_and_store_strided_packs<Op, N, K>(io.row(row), v[r], fin, group_lane, width, packs, phase[r], cols);
+      map_and_store_strided_packs<Op, N, K, false>(io.row(row), v[r], fin, group_lane, width, packs, phase[r], cols);
       if (group_lane == 0) Op::emit(io, row, fin);
     }
+  }
+}
+
+// Lanes holding a full kStoredBytesPerThread of 4-byte values (fp32 rows of 8 packs, fp32 gradients)
+// took 92-123 registers unbounded, so they get a kernel bounded to 80 (at 64 they spilled 60-90
+// bytes). All other lanes took 30-80 unbounded, and bounding them made ptxas grow them to the bound
+// (bf16 lanes of 4 packs: 56 -> 64 registers, 16-column bf16 rows 93 -> 85 % of copy).
+template <class Op, int N, int K, int R, class Io>
+inline constexpr bool kBoundedWarpLanes = R * K * kPackStoredBytes<N, Io> > kStoredBytesPerThread / 2 &&
+                                          kPackStoredBytes<N, Io> == 4 * N * Io::kInputs;
+
+template <class Op, int N, int K, int R, class Io>
+__global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
+  warp_rows<Op, N, K, R>(io, rows, cols, width);
+}
+template <class Op, int N, int K, int R, class Io>
+__global__ void __launch_bounds__(kWarpBlockThreads,
+                                  min_blocks_per_sm<Op>(kWarpBlockThreads, R * K * kPackStoredBytes<N, Io>, 80))
+    warp_rows_bounded_kernel(Io io, int64_t rows, int64_t cols, int width) {
+  warp_rows<Op, N, K, R>(io, rows, cols, width);
+}
+
+template <class Op, int N, int K, int R, class Io> constexpr auto warp_rows_kernel_for() {
+  if constexpr (kBoundedWarpLanes<Op, N, K, R, Io>) {
+    return warp_rows_bounded_kernel<Op, N, K, R, Io>;
+  } else {
+    return warp_rows_kernel<Op, N, K, R, Io>;
   }
 }
 
