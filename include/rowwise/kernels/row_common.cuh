@@ -11,10 +11,9 @@ namespace rowwise {
 // A register-resident row strategy's thread holds up to kStoredBytesPerThread of row (in the storage
 // type: 32 floats or 64 bf16) in 32 registers. Left to itself ptxas took 80-123 registers in some
 // kernels (fp32 warp rows of 8 packs, 16-bit log_softmax blocks), which cut the blocks an SM holds,
-// so the bytes in flight, by up to half; and __launch_bounds__ with the block size alone let it grow
-// others (56 -> 85). Kernels therefore ask for the blocks per SM that keep a thread within
-// `registers`. Left alone: kernels holding more row (never planned) and double math (register
-// pairs: capped, the fp64 block kernel spilled 176 bytes).
+// so the bytes in flight, by up to half. Such kernels ask __launch_bounds__ for the blocks per SM that
+// keep a thread within `registers`. Left alone: kernels holding more row (never planned) and double
+// math (register pairs: capped, the fp64 block kernel spilled 176 bytes).
 inline constexpr int kStoredBytesPerThread = 128;
 inline constexpr int kRegistersPerSm = 65536;  // sm_80, sm_90
 template <class Op>
@@ -118,8 +117,8 @@ __device__ inline typename Op::State reduce_packs(const PackedOf<RowIo, N>* v) {
 // makes the compiler unpack them again rather than keep the reduction's unpacked values alive across
 // the row's reduction. That is not enough for ptxas, which sees the same conversions twice and may
 // merge them: block kernels therefore convert with unpack_again (bf16 log_softmax block: 103
-// registers, 64 with it). Warp kernels keep unpack, as ptxas hoisted unpack_again's independent
-// instructions above their shuffles (bf16 warp rows of 4 packs: 56 registers, 85 with it).
+// registers; bounded to 64 it spilled 160 bytes, with unpack_again nothing). Warp kernels keep unpack: with unpack_again their lanes took more
+// (bf16 lanes of 4 packs: 80-85 registers against 56).
 template <class Op, int N, int U, bool kUnpackAgain, class RowIo>
 __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v,
                                                    const typename Op::Final& fin, int64_t first, int64_t stride,

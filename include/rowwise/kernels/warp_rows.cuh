@@ -53,7 +53,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
 // took 92-123 registers unbounded, so they get a kernel bounded to 80 (at 64 they spilled 60-90
 // bytes). All other lanes took 30-80 unbounded, and bounding them made ptxas grow them to the bound
 // (bf16 lanes of 4 packs: 56 -> 64 registers, 16-column bf16 rows 93 -> 85 % of copy).
-template <class Op, int N, int K, int R, class Io>
+template <int N, int K, int R, class Io>
 inline constexpr bool kBoundedWarpLanes = R * K * kPackStoredBytes<N, Io> > kStoredBytesPerThread / 2 &&
                                           kPackStoredBytes<N, Io> == 4 * N * Io::kInputs;
 
@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kWarpBlockThreads,
 }
 
 template <class Op, int N, int K, int R, class Io> constexpr auto warp_rows_kernel_for() {
-  if constexpr (kBoundedWarpLanes<Op, N, K, R, Io>) {
+  if constexpr (kBoundedWarpLanes<N, K, R, Io>) {
     return warp_rows_bounded_kernel<Op, N, K, R, Io>;
   } else {
     return warp_rows_kernel<Op, N, K, R, Io>;
