@@ -81,8 +81,7 @@ template <class T, class U = T> struct PointerIo {
     }
     template <int N> __device__ void store(const Acc* src, int64_t col) const {
       Pack<U, N> p;
-#pragma unroll
-      for (int i = 0; i < N; ++i) p.v[i] = store_as<U>(src[i]);
+      store_all_as<U, N>(src, p.v);
       store_pack<N>(y + col, p);
     }
   };

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 namespace rowwise {
 
@@ -46,8 +48,18 @@ template <> __device__ inline float load_as_again<float, __half>(__half v) {
 // Quantized output types: saturating, round-to-nearest conversion from float. NaN becomes 0 in int8
 // (it has no NaN; the row's scale carries the NaN) and NaN in fp8 e4m3.
 template <> __host__ __device__ inline int8_t store_as<int8_t, float>(float v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  // Two instructions instead of six: cvt rounds to nearest even, saturates at 127 and maps NaN to 0;
+  // max.NaN raises -128 to -127 and keeps NaN (16-bit int8 outputs were instruction-bound).
+  float low_clamped;
+  int r;
+  asm("max.NaN.f32 %0, %1, 0fC2FE0000;" : "=f"(low_clamped) : "f"(v));  // -127
+  asm("cvt.rni.s8.f32 %0, %1;" : "=r"(r) : "f"(low_clamped));
+  return static_cast<int8_t>(r);
+#else
   const float r = rintf(fminf(fmaxf(v, -127.f), 127.f));
   return v != v ? int8_t(0) : static_cast<int8_t>(r);
+#endif
 }
 template <> __host__ __device__ inline int8_t store_as<int8_t, double>(double v) {
   const double r = rint(fmin(fmax(v, -127.0), 127.0));
@@ -66,6 +78,26 @@ template <> __host__ __device__ inline __nv_fp8_e4m3 store_as<__nv_fp8_e4m3, dou
 }
 template <> __host__ __device__ inline float load_as<float, __nv_fp8_e4m3>(__nv_fp8_e4m3 v) { return float(v); }
 
+// N values to U, as store_as converts one. fp8 e4m3 from float goes two at a time (one cvt for both)
+// and gives NaN its one code 0x7F a 32-bit word at a time: 16-bit inputs quantized to fp8 were
+// instruction-bound.
+template <class U, int N, class A> __device__ inline void store_all_as(const A* src, U* dst) {
+  if constexpr (std::is_same_v<U, __nv_fp8_e4m3> && std::is_same_v<A, float> && N % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const unsigned low = __nv_cvt_float2_to_fp8x2(make_float2(src[i], src[i + 1]), __NV_SATFINITE, __NV_E4M3);
+      const unsigned high = __nv_cvt_float2_to_fp8x2(make_float2(src[i + 2], src[i + 3]), __NV_SATFINITE, __NV_E4M3);
+      unsigned word = low | high << 16;
+      // A byte is NaN iff its low 7 bits are all set; adding 1 to them carries into bit 7 exactly then.
+      word &= ~(((word & 0x7F7F7F7Fu) + 0x01010101u) & 0x80808080u);
+      memcpy(dst + i, &word, 4);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) dst[i] = store_as<U>(src[i]);
+  }
+}
+
 // The largest magnitude an output type takes in abs-max scaling: 1 for plain scaling to [-1, 1].
 template <class Out> struct QuantLimits { static constexpr float qmax = 1.f; };
 template <> struct QuantLimits<int8_t> { static constexpr float qmax = 127.f; };
@@ -77,8 +109,17 @@ template <class A> __host__ __device__ inline A infinity();
 template <> __host__ __device__ inline float infinity<float>() { return HUGE_VALF; }
 template <> __host__ __device__ inline double infinity<double>() { return HUGE_VAL; }
 
-// max that propagates NaN (fmax ignores it).
+// max that propagates NaN (fmax ignores it): one max.NaN on sm_80 and newer.
 template <class A> __host__ __device__ inline A max_nan(A a, A b) { return (a != a || a > b) ? a : b; }
+__host__ __device__ inline float max_nan(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
+  return (a != a || a > b) ? a : b;
+#endif
+}
 __host__ __device__ inline float abs(float x) { return fabsf(x); }
 __host__ __device__ inline double abs(double x) { return fabs(x); }
 
