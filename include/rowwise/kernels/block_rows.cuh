@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>)
     const State state =
         block_allreduce(reduce_packs<Op, N, K, RowIo>(v), CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
-    map_and_store_strided_packs<Op, N, K, true>(row_io, v, fin, threadIdx.x, blockDim.x, packs, phase, cols);
+    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>>(row_io, v, fin, threadIdx.x, blockDim.x, packs, phase, cols);
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }
 }

@@ -5,6 +5,7 @@
 // On chip a pack stays in its storage type (RowIo::Packed<N>) and is unpacked where it is used.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 namespace rowwise {
 
@@ -113,12 +114,20 @@ __device__ inline typename Op::State reduce_packs(const PackedOf<RowIo, N>* v) {
   return state;
 }
 
+// Whether block kernels unpack a row again by other instructions before its map (see below): an op
+// sets kUnpackAgain = false where ptxas keeps the row packed without it and the extra conversion
+// costs (softmax: fp16 rows of 3000 / 5000 columns at 88 / 87 % with it, 95 / 98 % without).
+template <class Op, class = void> inline constexpr bool kOpUnpacksAgain = true;
+template <class Op>
+inline constexpr bool kOpUnpacksAgain<Op, std::void_t<decltype(Op::kUnpackAgain)>> = Op::kUnpackAgain;
+
 // Maps and stores the packs load_strided_packs loaded and reduce_packs unpacked once. Laundering first
 // makes the compiler unpack them again rather than keep the reduction's unpacked values alive across
 // the row's reduction. That is not enough for ptxas, which sees the same conversions twice and may
-// merge them: block kernels therefore convert with unpack_again (bf16 log_softmax block: 103
-// registers; bounded to 64 it spilled 160 bytes, with unpack_again nothing). Warp kernels keep unpack: with unpack_again their lanes took more
-// (bf16 lanes of 4 packs: 80-85 registers against 56).
+// merge them: block kernels therefore convert with unpack_again unless the op opts out (bf16
+// log_softmax block: 103 registers; bounded to 64 it spilled 160 bytes, with unpack_again nothing).
+// Warp kernels keep unpack: with unpack_again their lanes took more (bf16 lanes of 4 packs: 80-85
+// registers against 56).
 template <class Op, int N, int U, bool kUnpackAgain, class RowIo>
 __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v,
                                                    const typename Op::Final& fin, int64_t first, int64_t stride,

@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     for (int64_t p0 = s.held_end + threadIdx.x; p0 < s.end; p0 += U * blockDim.x) {
       Packed v[U];
       load_strided_packs<Op, N, U>(row_io, v, p0, blockDim.x, s.end, s.phase, cols);
-      map_and_store_strided_packs<Op, N, U, true>(row_io, v, fin, p0, blockDim.x, s.end, s.phase, cols);
+      map_and_store_strided_packs<Op, N, U, kOpUnpacksAgain<Op>>(row_io, v, fin, p0, blockDim.x, s.end, s.phase, cols);
     }
     if (s.chunk == 0 && threadIdx.x == 0) Op::emit(io, s.row, fin);
     __syncthreads();  // slots are reused by the next item (held packs are each thread's own)
