@@ -49,16 +49,13 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   }
 }
 
-// Lanes of 4-byte values (fp32, fp32 gradients) took 68-75 registers holding 64 bytes and 92-123
-// holding 128 unbounded: 6 blocks an SM. They get a kernel bounded to 64 and 80 registers (at 64,
-// 128-byte lanes spilled 60-90 bytes). 16-bit lanes took 30-80 unbounded, and bounding them made
-// ptxas grow them to the bound (bf16 lanes of 4 packs: 56 -> 64 registers, 16-column bf16 rows
-// 93 -> 85 % of copy), so they get the unbounded kernel.
+// Lanes holding a full kStoredBytesPerThread of 4-byte values (fp32 rows of 8 packs, fp32 gradients)
+// took 92-123 registers unbounded, so they get a kernel bounded to 80 (at 64 they spilled 60-90
+// bytes). All other lanes took 30-80 unbounded, and bounding them made ptxas grow them to the bound
+// (bf16 lanes of 4 packs: 56 -> 64 registers, 16-column bf16 rows 93 -> 85 % of copy).
 template <int N, int K, int R, class Io>
-inline constexpr bool kBoundedWarpLanes = R * K * kPackStoredBytes<N, Io> >= kStoredBytesPerThread / 2 &&
+inline constexpr bool kBoundedWarpLanes = R * K * kPackStoredBytes<N, Io> > kStoredBytesPerThread / 2 &&
                                           kPackStoredBytes<N, Io> == 4 * N * Io::kInputs;
-template <int N, int K, int R, class Io>
-inline constexpr int kWarpLaneRegisters = R * K * kPackStoredBytes<N, Io> > kStoredBytesPerThread / 2 ? 80 : 64;
 
 template <class Op, int N, int K, int R, class Io>
 __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
@@ -66,8 +63,7 @@ __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
 }
 template <class Op, int N, int K, int R, class Io>
 __global__ void __launch_bounds__(kWarpBlockThreads,
-                                  min_blocks_per_sm<Op>(kWarpBlockThreads, R * K * kPackStoredBytes<N, Io>,
-                                                        kWarpLaneRegisters<N, K, R, Io>))
+                                  min_blocks_per_sm<Op>(kWarpBlockThreads, R * K * kPackStoredBytes<N, Io>, 80))
     warp_rows_bounded_kernel(Io io, int64_t rows, int64_t cols, int width) {
   warp_rows<Op, N, K, R>(io, rows, cols, width);
 }
