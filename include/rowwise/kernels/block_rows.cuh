@@ -7,9 +7,9 @@
 
 namespace rowwise {
 
-// The largest block for a thread holding `stored_bytes` of row: over 64 bytes a thread gets 128
-// registers (512 threads), else 64 (1024 threads). At 64 registers, 128 bytes of bf16 spilled in
-// log_softmax and in the backward ops (two inputs).
+// The largest block for a thread holding `stored_bytes` of row: over 64 bytes 512 threads, which may
+// take 128 registers each (the cluster, block_smem and two_pass kernels), else 1024 at 64. Block rows
+// hold their threads to 64 registers whatever they store (below; row_common.cuh says why).
 __host__ __device__ constexpr int block_max_threads(int stored_bytes) { return stored_bytes > 64 ? 512 : 1024; }
 
 template <class Op, int N, int K, class Io>
