@@ -262,9 +262,7 @@ DType parse_dtype(const std::string& s) {
 
 rowwise::Strategy parse_strategy(const std::string& s) {
   using rowwise::Strategy;
-  for (Strategy st :
-       {Strategy::kAuto, Strategy::kWarp, Strategy::kBlock, Strategy::kCluster, Strategy::kBlockSmem, Strategy::kSplit,
-        Strategy::kTwoPass}) {
+  for (Strategy st : rowwise::kStrategies) {
     if (s == rowwise::strategy_name(st)) return st;
   }
   usage_error("unknown strategy '" + s + "'");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,12 +28,10 @@ inline std::vector<int64_t> sweep_rows(int64_t cols) {
   return {3};
 }
 
-// Dispatch and every strategy forced: the sweeps' strategy axis (one list to extend).
+// Dispatch and every strategy forced: the sweeps' strategy axis.
 inline const std::vector<rowwise::Strategy>& sweep_strategies() {
-  using rowwise::Strategy;
-  static const std::vector<Strategy> strategies = {Strategy::kAuto, Strategy::kWarp, Strategy::kBlock,
-                                                   Strategy::kCluster, Strategy::kBlockSmem, Strategy::kSplit,
-                                                   Strategy::kTwoPass};
+  static const std::vector<rowwise::Strategy> strategies(std::begin(rowwise::kStrategies),
+                                                         std::end(rowwise::kStrategies));
   return strategies;
 }
 

@@ -102,9 +102,7 @@ TEST(ForwardProperties, FusedLoadStoreFunctors) {
     std::vector<double> xs(x.size());
     for (size_t i = 0; i < x.size(); ++i) xs[i] = double(x[i] * (1.f / t));
     const auto ref = reference_rows(Op::kLogSoftmax, xs, rows, cols);
-    for (rowwise::Strategy s : {rowwise::Strategy::kAuto, rowwise::Strategy::kWarp, rowwise::Strategy::kBlock,
-                                rowwise::Strategy::kCluster, rowwise::Strategy::kBlockSmem,
-                                rowwise::Strategy::kSplit, rowwise::Strategy::kTwoPass}) {
+    for (rowwise::Strategy s : rowwise::kStrategies) {
       ASSERT_EQ(cudaMemset(yd.ptr, 0xFF, rows * cols * 4), cudaSuccess);
       const cudaError_t e = rowwise::log_softmax<float>(ScaledLoad{xd.ptr, cols, 1.f / t}, PlainStore{yd.ptr, cols},
                                                         rows, cols, 1, 0, {s});

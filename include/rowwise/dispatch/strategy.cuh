@@ -16,6 +16,9 @@
 namespace rowwise {
 
 enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kSplit, kTwoPass };
+// Every value, for what walks them all (argument parsing, test sweeps).
+inline constexpr Strategy kStrategies[] = {Strategy::kAuto,      Strategy::kWarp,  Strategy::kBlock,  Strategy::kCluster,
+                                           Strategy::kBlockSmem, Strategy::kSplit, Strategy::kTwoPass};
 
 // The shape of one launch as dispatch sees it.
 struct RowShape {
