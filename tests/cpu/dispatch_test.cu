@@ -65,6 +65,37 @@ TEST(Dispatch, WarpRowsUpTo1024Floats) {
   EXPECT_EQ(choose(aligned_shape(1025, 4, 1)).strategy, Strategy::kBlock);
 }
 
+TEST(Dispatch, WarpRowsFillTheirLanes) {
+  const Plan bf16_1500 = choose(aligned_shape(1500, 2, 8));  // 188 packs: 32 lanes of 6 (8 would leave 68 empty)
+  EXPECT_EQ(bf16_1500.width, 32);
+  EXPECT_EQ(bf16_1500.packs_per_lane, 6);
+  const Plan fp32_520 = choose(aligned_shape(520, 4, 4));  // 130 packs: 32 lanes of 5
+  EXPECT_EQ(fp32_520.width, 32);
+  EXPECT_EQ(fp32_520.packs_per_lane, 5);
+  const Plan fp32_260 = choose(aligned_shape(260, 4, 4));  // 65 packs: 16 lanes of 5 fill more than 32 of 3
+  EXPECT_EQ(fp32_260.width, 16);
+  EXPECT_EQ(fp32_260.packs_per_lane, 5);
+  const Plan bf16_136 = choose(aligned_shape(136, 2, 8));  // 17 packs: 8 lanes of 3
+  EXPECT_EQ(bf16_136.width, 8);
+  EXPECT_EQ(bf16_136.packs_per_lane, 3);
+}
+
+// Groups of one row take the row's partial first and last packs one element a lane: kEdgeSlots
+// per lane cover them only over kMinEdgeThreads lanes or more.
+TEST(Dispatch, OneRowGroupsHaveLanesForTheRowEdge) {
+  for (int elem_bytes : {2, 4, 8}) {
+    for (int pack = 1; pack * elem_bytes <= 16; pack *= 2) {
+      for (int64_t cols = 1; cols <= 4096; ++cols) {
+        Plan p;
+        if (!rowwise::choose_plan(aligned_shape(cols, elem_bytes, pack), kHopper, Strategy::kWarp, &p)) continue;
+        if (p.rows_per_group == 1) {
+          EXPECT_GE(p.width, rowwise::kMinEdgeThreads) << elem_bytes << "-byte x " << pack << ", cols " << cols;
+        }
+      }
+    }
+  }
+}
+
 TEST(Dispatch, BlockRowsUpTo16KFloats) {
   const Plan p = choose(aligned_shape(2048, 4, 4));
   EXPECT_EQ(p.strategy, Strategy::kBlock);
@@ -79,6 +110,24 @@ TEST(Dispatch, BlockRowsUpTo16KFloats) {
   EXPECT_EQ(bf16_16k.threads, 256);
   EXPECT_EQ(choose(aligned_shape(32768, 2, 8)).strategy, Strategy::kBlock);
   EXPECT_EQ(choose(aligned_shape(16385, 4, 4)).strategy, Strategy::kBlockSmem);
+}
+
+// Block rows take the packs per thread that keep the most rows on an SM: a 12345-column bf16 row
+// (1544 packs when its phase is 7) at 8 packs a thread is 224 threads, 4 blocks at 64 registers; at 7
+// it is 224 threads too, 5 blocks at 56.
+TEST(Dispatch, BlockRowsKeepTheMostRowsResident) {
+  RowShape odd = aligned_shape(12345, 2, 8);
+  odd.max_packs = rowwise::max_packs_in_row(12345, 8);
+  const Plan p = choose(odd);
+  EXPECT_EQ(p.strategy, Strategy::kBlock);
+  EXPECT_EQ(p.packs_per_thread, rowwise::kNarrowBlockPacks);
+  EXPECT_EQ(p.threads, 224);
+  EXPECT_EQ(choose(aligned_shape(5000, 2, 8)).packs_per_thread, 7);   // 96 threads: 12 blocks, not 10
+  EXPECT_EQ(choose(aligned_shape(6000, 2, 8)).packs_per_thread, 8);   // 96 threads: 10 blocks, not 9
+  EXPECT_EQ(choose(aligned_shape(5000, 4, 4)).packs_per_thread, 8);   // 6 blocks at 7 or 8: ties keep 8
+  EXPECT_EQ(choose(odd, Strategy::kCluster).packs_per_thread, 8);     // clusters: the most packs a thread
+  RowShape doubles = aligned_shape(5000, 8, 2);                       // double math: not bounded
+  EXPECT_EQ(choose(doubles).packs_per_thread, 8);
 }
 
 TEST(Dispatch, FewLongRowsSpreadOverClustersOnHopper) {

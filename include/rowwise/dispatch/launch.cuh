@@ -42,6 +42,7 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
       return cudaErrorInvalidValue;
     }
   } else {
+    if (c.rows_per_group == 1 && plan.width < kMinEdgeThreads) return cudaErrorInvalidValue;  // edge slots
     auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, Io>();
     const int64_t rows_per_block = int64_t(plan.threads / plan.width) * c.rows_per_group;
     const int64_t bytes_per_iteration = rows_per_block * shape.cols * shape.pack_bytes / shape.pack;
@@ -199,13 +200,21 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
   return cudaPeekAtLastError();
 }
 
+// Only the K that plan_block_slice can choose are instantiated: at most kStoredBytesPerThread a thread,
+// and the narrow K for block rows of float math alone.
 template <class Op, int N, int I, class Io>
 cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
                          void* workspace) {
   constexpr int k = kBlockPacksPerThread[I];
-  if (plan.packs_per_thread == k) {
-    if (plan.strategy == Strategy::kCluster) return launch_cluster<Op, N, k>(io, shape, plan, stream, workspace);
-    return launch_row_blocks(block_rows_kernel<Op, N, k, Io>, io, shape, plan, stream);
+  if constexpr (kBlockStoredBytes<N, k, Io> <= kStoredBytesPerThread) {
+    if (plan.packs_per_thread == k) {
+      if constexpr (k != kNarrowBlockPacks) {
+        if (plan.strategy == Strategy::kCluster) return launch_cluster<Op, N, k>(io, shape, plan, stream, workspace);
+      }
+      if constexpr (k != kNarrowBlockPacks || sizeof(typename Op::Acc) <= 4) {
+        if (plan.strategy == Strategy::kBlock) return launch_row_blocks(block_rows_kernel<Op, N, k, Io>, io, shape, plan, stream);
+      }
+    }
   }
   if constexpr (I + 1 < static_cast<int>(std::size(kBlockPacksPerThread))) {
     return launch_block<Op, N, I + 1>(io, shape, plan, stream, workspace);

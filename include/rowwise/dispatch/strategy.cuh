@@ -44,13 +44,15 @@ struct WarpConfig {
   int packs_per_lane;
   int rows_per_group;
 };
-inline constexpr WarpConfig kWarpConfigs[] = {{1, 4}, {2, 2}, {4, 1}, {8, 1}};
+// Every K up to 8, so that a row fills its lanes: with K in {1, 2, 4, 8} a row of 129-192 packs took
+// 256 slots and ran at the share it filled (fp32 553 columns 81 %, bf16 1500 columns 74 %).
+inline constexpr WarpConfig kWarpConfigs[] = {{1, 4}, {2, 2}, {3, 1}, {4, 1}, {5, 1}, {6, 1}, {7, 1}, {8, 1}};
 inline constexpr int64_t kWarpBlockBytes = 32 * 1024;  // input bytes one warp-strategy block moves
 inline constexpr int kMinGroupBytes = 128;
 
-// Register-resident block rows: K packs per thread (instantiated for these); the largest block for
-// each is block_max_threads of its stored bytes (kernels/block_rows.cuh).
-inline constexpr int kBlockPacksPerThread[] = {4, 8};
+// Register-resident block rows: K packs per thread (instantiated for these); the largest block and
+// the registers for each are block_budget of K and its stored bytes (kernels/block_rows.cuh).
+inline constexpr int kBlockPacksPerThread[] = {4, kNarrowBlockPacks, 8};
 // block_smem and two_pass: as many threads as the batch each thread holds allows (a backward batch of
 // fp32 spilled at 1024 threads).
 inline int stream_block_threads(const RowShape& shape, int batch) {
@@ -115,19 +117,35 @@ inline int lanes_for(int64_t n) {
   return w;
 }
 
-// A register-resident slice of `packs` packs for one block: the most packs per thread the budget
-// allows (fewer threads per row, more rows per SM).
-inline bool plan_block_slice(int64_t packs, const RowShape& shape, Plan* plan) {
+// Blocks of `threads` threads at `registers` each that one SM holds (sm_80, sm_90).
+inline constexpr int kThreadsPerSm = 2048;
+inline constexpr int kBlocksPerSm = 32;
+inline int resident_blocks(int threads, int registers) {
+  return std::min({kRegistersPerSm / (threads * registers), kThreadsPerSm / threads, kBlocksPerSm});
+}
+
+// A register-resident slice of `packs` packs for one block. Block rows take the K that keeps the most
+// rows resident on an SM (more bytes in flight), the most packs per thread among equals (fewer
+// threads per row). Cluster slices, and rows of doubles (whose kernels take registers unbounded),
+// take the most packs per thread, the narrow K aside.
+inline bool plan_block_slice(int64_t packs, const RowShape& shape, bool most_resident, Plan* plan) {
+  const bool by_residency = most_resident && shape.value_bytes / shape.inputs <= 4;
+  int best_resident = 0;
   for (int i = static_cast<int>(std::size(kBlockPacksPerThread)) - 1; i >= 0; --i) {
     const int k = kBlockPacksPerThread[i];
-    const int64_t threads = (packs + k - 1) / k;
     const int stored = k * shape.pack * shape.value_bytes;
-    if (stored > kStoredBytesPerThread || threads > block_max_threads(stored)) continue;
+    const BlockBudget budget = block_budget(k, stored);
+    const int64_t threads = (packs + k - 1) / k;
+    if (stored > kStoredBytesPerThread || threads > budget.max_threads) continue;
+    if (!by_residency && k == kNarrowBlockPacks) continue;
+    const int block = static_cast<int>((threads + 31) / 32 * 32);
+    const int resident = resident_blocks(block, budget.registers);
+    if (best_resident > 0 && (!by_residency || resident <= best_resident)) continue;
+    best_resident = resident;
     plan->packs_per_thread = k;
-    plan->threads = static_cast<int>((threads + 31) / 32 * 32);
-    return true;
+    plan->threads = block;
   }
-  return false;
+  return best_resident > 0;
 }
 
 // CTAs of the split strategy resident on the device at once: the most slices a row may have.
@@ -175,33 +193,39 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
   plan->strategy = s;
   switch (s) {
     case Strategy::kWarp: {
+      // The group width and K whose slots (width * K) the row fills best; the narrowest among equals.
       const int max_k = kStoredBytesPerThread / (shape.pack * shape.value_bytes);
       const int64_t min_width = std::min<int64_t>({shape.max_packs, kMinGroupBytes / shape.pack_bytes, 32});
+      int64_t best_slots = 0;
       for (int width = lanes_for(std::max<int64_t>(min_width, 1)); width <= 32; width *= 2) {
         for (const WarpConfig& c : kWarpConfigs) {
-          if (c.packs_per_lane > std::max(max_k, 1) || int64_t(c.packs_per_lane) * width < shape.max_packs) continue;
-          plan->width = width;
-          plan->packs_per_lane = c.packs_per_lane;
-          plan->rows_per_group = c.rows_per_group;
-          plan->threads = kWarpBlockThreads;
-          return true;
+          const int64_t slots = int64_t(c.packs_per_lane) * width;
+          if (c.packs_per_lane > std::max(max_k, 1) || slots < shape.max_packs) continue;
+          if (best_slots == 0 || slots < best_slots) {
+            best_slots = slots;
+            plan->width = width;
+            plan->packs_per_lane = c.packs_per_lane;
+            plan->rows_per_group = c.rows_per_group;
+            plan->threads = kWarpBlockThreads;
+          }
+          break;
         }
       }
-      return false;
+      return best_slots > 0;
     }
     case Strategy::kBlock:
-      return plan_block_slice(shape.max_packs, shape, plan);
+      return plan_block_slice(shape.max_packs, shape, true, plan);
     case Strategy::kCluster: {
       if (dev.cc_major < 9) return false;
       const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
       for (int c = 2; c <= kMaxClusterSize; c *= 2) {
         const int64_t slice = (shape.max_packs + c - 1) / c;
-        if (slice * pack_bytes > kClusterSliceBytes || !plan_block_slice(slice, shape, plan)) continue;
+        if (slice * pack_bytes > kClusterSliceBytes || !plan_block_slice(slice, shape, false, plan)) continue;
         // The smallest cluster that holds the row, grown while few rows leave SMs idle.
         while (c < kMaxClusterSize && shape.rows * c * 2 <= dev.sm_count &&
                (shape.max_packs + 2 * c - 1) / (2 * c) * pack_bytes >= kMinClusterSliceBytes)
           c *= 2;
-        plan_block_slice((shape.max_packs + c - 1) / c, shape, plan);
+        plan_block_slice((shape.max_packs + c - 1) / c, shape, false, plan);
         plan->cluster_size = c;
         return true;
       }

@@ -1,6 +1,7 @@
 // Strategy `block`: a row lives in the registers of a whole block (blockDim.x threads, K packs each),
 // reduced across warps through shared memory. A block loops over rows, so the grid needs only as many
-// blocks as fit on the GPU at once.
+// blocks as fit on the GPU at once. The first threads take the row's edge (row_common.cuh) unless
+// the op opts out.
 #pragma once
 #include "../primitives/block_reduce.cuh"
 #include "row_common.cuh"
@@ -12,10 +13,27 @@ namespace rowwise {
 // hold their threads to 64 registers whatever they store (below; row_common.cuh says why).
 __host__ __device__ constexpr int block_max_threads(int stored_bytes) { return stored_bytes > 64 ? 512 : 1024; }
 
+// Block rows of K packs a thread: the largest block and the registers a thread may take.
+// K = kNarrowBlockPacks is for rows that 8 packs a thread would end in a mostly empty eighth pack (a
+// 12345-column 16-bit row is 1544 packs: 7 warps of 8 hold 1792, 7 warps of 7 hold 1568): at 56
+// registers in blocks of up to 384 threads, 5 such blocks fit an SM where 4 of 8 packs fit at 64.
+struct BlockBudget {
+  int max_threads;
+  int registers;
+};
+inline constexpr int kNarrowBlockPacks = 7;
+__host__ __device__ constexpr BlockBudget block_budget(int packs_per_thread, int stored_bytes) {
+  return packs_per_thread == kNarrowBlockPacks ? BlockBudget{384, 56} : BlockBudget{block_max_threads(stored_bytes), 64};
+}
+
+template <int N, int K, class Io> inline constexpr int kBlockStoredBytes = K * kPackStoredBytes<N, Io>;
+template <int N, int K, class Io>
+inline constexpr BlockBudget kBlockBudgetOf = block_budget(K, kBlockStoredBytes<N, K, Io>);
+
 template <class Op, int N, int K, class Io>
-__global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>),
-                                  min_blocks_per_sm<Op>(block_max_threads(K * kPackStoredBytes<N, Io>),
-                                                        K * kPackStoredBytes<N, Io>, 64))
+__global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads,
+                                  min_blocks_per_sm<Op>(kBlockBudgetOf<N, K, Io>.max_threads, kBlockStoredBytes<N, K, Io>,
+                                                        kBlockBudgetOf<N, K, Io>.registers))
     block_rows_kernel(Io io, int64_t rows, int64_t cols) {
   using RowIo = typename Io::Row;
   using State = typename Op::State;
@@ -26,11 +44,28 @@ __global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>)
     const int phase = row_io.template phase<N>();
     const int64_t packs = packs_in_row(cols, phase, N);
     PackedOf<RowIo, N> v[K];
-    load_strided_packs<Op, N, K>(row_io, v, threadIdx.x, blockDim.x, packs, phase, cols);
-    const State state =
-        block_allreduce(reduce_packs<Op, N, K, RowIo>(v), CombineOf<Op>{}, Op::identity(), slots[parity]);
+    constexpr bool kEdge = kOpTakesEdgeInBlockRows<Op>;
+    State state;
+    if constexpr (kEdge) {
+      // The edge is folded into the state when loaded and loaded again to be stored: held across the
+      // row's reduction, it made 16-bit blocks of 7-8 packs spill.
+      typename Op::In e[kEdgeSlots<N>];
+      load_edge<Op, N>(row_io, e, row_edge<N>(cols, phase), threadIdx.x, blockDim.x, cols);
+      load_strided_packs<Op, N, K, true>(row_io, v, threadIdx.x, blockDim.x, packs, phase, cols);
+      state = Op::combine(reduce_packs<Op, N, K, RowIo>(v), Op::template reduce<kEdgeSlots<N>>(e));
+    } else {
+      load_strided_packs<Op, N, K>(row_io, v, threadIdx.x, blockDim.x, packs, phase, cols);
+      state = reduce_packs<Op, N, K, RowIo>(v);
+    }
+    state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
-    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>>(row_io, v, fin, threadIdx.x, blockDim.x, packs, phase, cols);
+    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge>(row_io, v, fin, threadIdx.x, blockDim.x, packs,
+                                                                      phase, cols);
+    if constexpr (kEdge) {
+      typename Op::In e[kEdgeSlots<N>];
+      load_edge<Op, N>(row_io, e, row_edge<N>(cols, phase), threadIdx.x, blockDim.x, cols);
+      map_and_store_edge<Op, N>(row_io, e, fin, row_edge<N>(cols, phase), threadIdx.x, blockDim.x, cols);
+    }
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }
 }

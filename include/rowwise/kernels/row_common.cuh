@@ -53,6 +53,13 @@ __device__ inline PackedOf<RowIo, N> load_pack_of_row(const RowIo& io, int64_t f
   return RowIo::template pack<N>(v);
 }
 
+// The pack whose first slot is row element first_col if it lies wholly inside the row, else pads.
+template <class Op, int N, class RowIo>
+__device__ inline PackedOf<RowIo, N> whole_pack_of_row(const RowIo& io, int64_t first_col, int64_t cols) {
+  if (first_col >= 0 && first_col + N <= cols) return io.template load_packed<N>(first_col);
+  return pad_pack<Op, N, RowIo>();
+}
+
 template <int N, class RowIo, class Acc>
 __device__ inline void store_pack_of_row(const RowIo& io, const Acc* src, int64_t first_col, int64_t cols) {
   if (first_col >= 0 && first_col + N <= cols) {
@@ -84,14 +91,69 @@ __device__ inline void map_and_store_pack(const RowIo& io, const PackedOf<RowIo,
   map_and_store_values<Op, N>(io, v, fin, first_col, cols);
 }
 
+// A row's edge: the elements of its first and last packs where those stick out of the row (rows
+// that do not start and end on a pack boundary). Moved inside their packs, a partial pack's elements
+// go one by one in one thread while its warp (and block) waits: a 16-bit row of 2199 columns took 35 %
+// longer than one of 2200 (ncu: 7 more load and 7 more store requests a row, 20 % more instructions,
+// twice the barrier stalls). Register-resident strategies can instead give the edge one element a
+// thread, one access for all, and move whole packs only (partial ones hold pads and are not stored).
+// Slots enough for the 2 (N - 1) elements an edge may hold, over groups of kMinEdgeThreads or more.
+inline constexpr int kMinEdgeThreads = 8;
+template <int N>
+inline constexpr int kEdgeSlots = N > 1 ? (2 * (N - 1) + kMinEdgeThreads - 1) / kMinEdgeThreads : 1;
+struct RowEdge {
+  int head = 0;  // elements before the first whole pack
+  int tail = 0;  // elements after the last whole pack
+  __device__ int elements() const { return head + tail; }
+  __device__ int64_t col(int e, int64_t cols) const { return e < head ? e : cols - tail + (e - head); }
+};
+template <int N> __device__ inline RowEdge row_edge(int64_t cols, int phase) {
+  const int head = phase == 0 ? 0 : static_cast<int>(cols < N - phase ? cols : N - phase);
+  return {head, static_cast<int>((cols - head) % N)};
+}
+
+// Loads the edge elements thread `t` of `threads` takes; slots without one hold pads.
+template <class Op, int N, class RowIo>
+__device__ inline void load_edge(const RowIo& io, typename Op::In* e, const RowEdge& edge, int t, int threads,
+                                 int64_t cols) {
+#pragma unroll
+  for (int s = 0; s < kEdgeSlots<N>; ++s) {
+    const int i = t + s * threads;
+    if (i < edge.elements()) io.template load<1>(e + s, edge.col(i, cols));
+    else e[s] = Op::pad();
+  }
+}
+
+template <class Op, int N, class RowIo>
+__device__ inline void map_and_store_edge(const RowIo& io, const typename Op::In* e, const typename Op::Final& fin,
+                                          const RowEdge& edge, int t, int threads, int64_t cols) {
+#pragma unroll
+  for (int s = 0; s < kEdgeSlots<N>; ++s) {
+    const int i = t + s * threads;
+    if (i >= edge.elements()) continue;
+    const typename Op::Acc out = Op::map(e[s], fin);
+    io.template store<1>(&out, edge.col(i, cols));
+  }
+}
+
+// Pack p lies wholly inside the row: past a partial first pack, before the end.
+template <int N> __device__ inline bool is_whole_pack(int64_t p, int phase, int64_t cols) {
+  return p >= (phase != 0) && p < (cols + phase) / N;
+}
+
 // Loads U packs of a row, first, first + stride, ...; those past the row's end hold pads.
-template <class Op, int N, int U, class RowIo>
+// With kWholeOnly, partial packs hold pads too (their elements are the edge's).
+template <class Op, int N, int U, bool kWholeOnly = false, class RowIo>
 __device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v, int64_t first, int64_t stride,
                                           int64_t packs, int phase, int64_t cols) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int64_t p = first + u * stride;
-    v[u] = p < packs ? load_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
+    if constexpr (kWholeOnly) {
+      v[u] = p < packs ? whole_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
+    } else {
+      v[u] = p < packs ? load_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
+    }
   }
 }
 
@@ -99,18 +161,26 @@ __device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v
 // every unpacked value alive (64 floats for 8 bf16 packs: 128 registers, seen in ptxas).
 inline constexpr int kReduceChunk = 16;
 
+template <class Op, int N, int C, class RowIo>
+__device__ inline typename Op::State reduce_chunk(const PackedOf<RowIo, N>* v) {
+  typename Op::In values[C * N];
+#pragma unroll
+  for (int c = 0; c < C; ++c) RowIo::template unpack<N>(v[c], &values[c * N]);
+  return Op::template reduce<C * N>(values);
+}
+
+// U need not be a multiple of the chunk (block rows of 7 packs): the last chunk is shorter.
 template <class Op, int N, int U, class RowIo>
 __device__ inline typename Op::State reduce_packs(const PackedOf<RowIo, N>* v) {
   constexpr int C = U < kReduceChunk / N ? U : (kReduceChunk / N > 0 ? kReduceChunk / N : 1);  // packs per chunk
+  constexpr int kWhole = U / C * C;
   typename Op::State state;
 #pragma unroll
-  for (int u0 = 0; u0 < U; u0 += C) {
-    typename Op::In values[C * N];
-#pragma unroll
-    for (int c = 0; c < C; ++c) RowIo::template unpack<N>(v[u0 + c], &values[c * N]);
-    const typename Op::State chunk = Op::template reduce<C * N>(values);
+  for (int u0 = 0; u0 < kWhole; u0 += C) {
+    const typename Op::State chunk = reduce_chunk<Op, N, C, RowIo>(v + u0);
     state = u0 == 0 ? chunk : Op::combine(state, chunk);
   }
+  if constexpr (kWhole < U) state = Op::combine(state, reduce_chunk<Op, N, U - kWhole, RowIo>(v + kWhole));
   return state;
 }
 
@@ -121,6 +191,12 @@ template <class Op, class = void> inline constexpr bool kOpUnpacksAgain = true;
 template <class Op>
 inline constexpr bool kOpUnpacksAgain<Op, std::void_t<decltype(Op::kUnpackAgain)>> = Op::kUnpackAgain;
 
+// Whether block rows give the row's edge to their first threads (else a partial pack's thread moves
+// it): an op sets kEdgeInBlockRows = false where that made ptxas spill and cost more than it saved.
+template <class Op, class = void> inline constexpr bool kOpTakesEdgeInBlockRows = true;
+template <class Op>
+inline constexpr bool kOpTakesEdgeInBlockRows<Op, std::void_t<decltype(Op::kEdgeInBlockRows)>> = Op::kEdgeInBlockRows;
+
 // Maps and stores the packs load_strided_packs loaded and reduce_packs unpacked once. Laundering first
 // makes the compiler unpack them again rather than keep the reduction's unpacked values alive across
 // the row's reduction. That is not enough for ptxas, which sees the same conversions twice and may
@@ -128,14 +204,14 @@ inline constexpr bool kOpUnpacksAgain<Op, std::void_t<decltype(Op::kUnpackAgain)
 // log_softmax block: 103 registers; bounded to 64 it spilled 160 bytes, with unpack_again nothing).
 // Warp kernels keep unpack: with unpack_again their lanes took more (bf16 lanes of 4 packs: 80-85
 // registers against 56).
-template <class Op, int N, int U, bool kUnpackAgain, class RowIo>
+template <class Op, int N, int U, bool kUnpackAgain, bool kWholeOnly = false, class RowIo>
 __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v,
                                                    const typename Op::Final& fin, int64_t first, int64_t stride,
                                                    int64_t packs, int phase, int64_t cols) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int64_t p = first + u * stride;
-    if (p >= packs) continue;
+    if (kWholeOnly ? !is_whole_pack<N>(p, phase, cols) : p >= packs) continue;
     typename Op::In values[N];
     RowIo::template launder<N>(v[u]);
     if constexpr (kUnpackAgain) RowIo::template unpack_again<N>(v[u], values);

@@ -20,8 +20,13 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   const int64_t warps = static_cast<int64_t>(gridDim.x) * blockDim.x / kWarpSize;
   // The loop is uniform over the warp (shuffles need every lane); rows past the end only pad.
   // Within one load instruction the groups read consecutive rows, so the warp reads one span.
+  // Groups of one row at a time (R = 1) take their rows' edges; the planner gives them K >= 3 and so
+  // 8 lanes or more (kMinEdgeThreads), which launch_warp checks.
+  constexpr bool lanes_take_edge = R == 1;
   for (int64_t base = warp * groups * R; base < rows; base += warps * groups * R) {
     PackedOf<RowIo, N> v[R][K];
+    typename Op::In edge_values[R][kEdgeSlots<N>];
+    RowEdge edge[R];
     int phase[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -29,12 +34,21 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const auto row_io = io.row(row < rows ? row : 0);
       phase[r] = row_io.template phase<N>();
       const int64_t packs = row < rows ? packs_in_row(cols, phase[r], N) : 0;
-      load_strided_packs<Op, N, K>(row_io, v[r], group_lane, width, packs, phase[r], cols);
+      if constexpr (lanes_take_edge) {
+        load_strided_packs<Op, N, K, true>(row_io, v[r], group_lane, width, packs, phase[r], cols);
+        edge[r] = row < rows ? row_edge<N>(cols, phase[r]) : RowEdge{};
+        load_edge<Op, N>(row_io, edge_values[r], edge[r], group_lane, width, cols);
+      } else {
+        load_strided_packs<Op, N, K>(row_io, v[r], group_lane, width, packs, phase[r], cols);
+      }
     }
     // Reduce all R rows before the first shuffle: their chains are independent and interleave.
     typename Op::State state[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) state[r] = reduce_packs<Op, N, K, RowIo>(v[r]);
+    for (int r = 0; r < R; ++r) {
+      state[r] = reduce_packs<Op, N, K, RowIo>(v[r]);
+      if constexpr (lanes_take_edge) state[r] = Op::combine(state[r], Op::template reduce<kEdgeSlots<N>>(edge_values[r]));
+    }
 #pragma unroll
     for (int r = 0; r < R; ++r) state[r] = warp_allreduce(state[r], CombineOf<Op>{}, width);
 #pragma unroll
@@ -43,7 +57,13 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
       const int64_t packs = packs_in_row(cols, phase[r], N);
-      map_and_store_strided_packs<Op, N, K, false>(io.row(row), v[r], fin, group_lane, width, packs, phase[r], cols);
+      const auto row_io = io.row(row);
+      if constexpr (lanes_take_edge) {
+        map_and_store_strided_packs<Op, N, K, false, true>(row_io, v[r], fin, group_lane, width, packs, phase[r], cols);
+        map_and_store_edge<Op, N>(row_io, edge_values[r], fin, edge[r], group_lane, width, cols);
+      } else {
+        map_and_store_strided_packs<Op, N, K, false>(row_io, v[r], fin, group_lane, width, packs, phase[r], cols);
+      }
       if (group_lane == 0) Op::emit(io, row, fin);
     }
   }
