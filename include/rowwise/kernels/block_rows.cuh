@@ -1,7 +1,7 @@
 // Strategy `block`: a row lives in the registers of a whole block (blockDim.x threads, K packs each),
 // reduced across warps through shared memory. A block loops over rows, so the grid needs only as many
-// blocks as fit on the GPU at once. The first threads take the row's edge (row_common.cuh) unless
-// the op opts out.
+// blocks as fit on the GPU at once. The first threads take the row's edge (row_common.cuh) where
+// the op opts in.
 #pragma once
 #include "../primitives/block_reduce.cuh"
 #include "row_common.cuh"

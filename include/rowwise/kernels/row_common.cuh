@@ -192,8 +192,9 @@ template <class Op>
 inline constexpr bool kOpUnpacksAgain<Op, std::void_t<decltype(Op::kUnpackAgain)>> = Op::kUnpackAgain;
 
 // Whether block rows give the row's edge to their first threads (else a partial pack's thread moves
-// it): an op sets kEdgeInBlockRows = false where that made ptxas spill and cost more than it saved.
-template <class Op, class = void> inline constexpr bool kOpTakesEdgeInBlockRows = true;
+// it): an op sets kEdgeInBlockRows = true where that measured faster (the edge's extra instructions
+// and registers cost some ops more than it saved).
+template <class Op, class = void> inline constexpr bool kOpTakesEdgeInBlockRows = false;
 template <class Op>
 inline constexpr bool kOpTakesEdgeInBlockRows<Op, std::void_t<decltype(Op::kEdgeInBlockRows)>> = Op::kEdgeInBlockRows;
 

@@ -37,11 +37,6 @@ template <class A> struct SoftmaxOpBase {
   }
 
   template <class Io, class Final> __device__ static void emit(const Io&, int64_t, const Final&) {}
-
-  // Edges in block rows made 16-bit blocks of 7-8 packs spill 8-32 bytes: odd-column rows gained
-  // (bf16 softmax 7349 columns 81 -> 92 %) but aligned ones lost more (2200: 84 -> 71 %, 13440:
-  // 94 -> 91 %), and fp32 rows did not change (docs/perf.md).
-  static constexpr bool kEdgeInBlockRows = false;
 };
 
 template <class A> struct SoftmaxOp : SoftmaxOpBase<A> {
