@@ -62,9 +62,10 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads,
     map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge>(row_io, v, fin, threadIdx.x, blockDim.x, packs,
                                                                       phase, cols);
     if constexpr (kEdge) {
+      const RowEdge edge = row_edge<N>(cols, phase);
       typename Op::In e[kEdgeSlots<N>];
-      load_edge<Op, N>(row_io, e, row_edge<N>(cols, phase), threadIdx.x, blockDim.x, cols);
-      map_and_store_edge<Op, N>(row_io, e, fin, row_edge<N>(cols, phase), threadIdx.x, blockDim.x, cols);
+      load_edge<Op, N>(row_io, e, edge, threadIdx.x, blockDim.x, cols);
+      map_and_store_edge<Op, N>(row_io, e, fin, edge, threadIdx.x, blockDim.x, cols);
     }
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }

@@ -21,10 +21,10 @@ template <class A> struct SumOpBase {
 
   // Block rows give the row's edge to their first threads (kernels/row_common.cuh): 16-bit rows of
   // 1103-16384 columns not on 16-byte boundaries 67-96 -> 86-101 % (12325-13435 stay at 79-85 %),
-  // aligned ones unchanged. The
-  // forward and abs-max ops keep the partial packs in their owning thread: with the edge, 16-bit
-  // softmax blocks spilled (bf16 2200 columns 84 -> 71 %) and int8 / fp8 outputs, bound by
-  // instructions, lost 6-14 points on aligned rows (bf16 16384 to int8 96 -> 89 %; docs/perf.md).
+  // aligned ones unchanged. The forward and abs-max ops keep the partial packs in their owning
+  // thread: with the edge, 16-bit softmax blocks spilled (bf16 2200 columns 84 -> 71 %) and int8 /
+  // fp8 outputs, bound by instructions, lost 6-14 points on aligned rows (bf16 16384 to int8
+  // 96 -> 89 %; docs/perf.md).
   static constexpr bool kEdgeInBlockRows = true;
 };
 
