@@ -154,16 +154,23 @@ TEST(Dispatch, FewLongRowsSpreadOverClustersOnHopper) {
   EXPECT_EQ(choose(gradient).strategy, Strategy::kCluster);
 }
 
-TEST(Dispatch, SharedMemoryUpTo128KBThenSplit) {
+// A row goes to shared memory while it fits the device's opt-in share (less the block's own 1 KB).
+TEST(Dispatch, SharedMemoryWhileTheRowFitsThenSplit) {
   const Plan p = choose(aligned_shape(32768, 4, 4), Strategy::kAuto, kAmpere);
   EXPECT_EQ(p.strategy, Strategy::kBlockSmem);
   EXPECT_EQ(p.smem_bytes, 32768 * 4);
-  EXPECT_EQ(choose(aligned_shape(32769, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
-  EXPECT_EQ(choose(aligned_shape(50000, 4, 4)).strategy, Strategy::kSplit);  // fits, but split measured faster
-  RowShape gradient = aligned_shape(50000, 4, 4);  // y and dy: two operands, 8 bytes an element on chip
+  EXPECT_EQ(choose(aligned_shape(41472, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kBlockSmem);
+  EXPECT_EQ(choose(aligned_shape(41473, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
+  EXPECT_EQ(choose(aligned_shape(50000, 4, 4)).strategy, Strategy::kBlockSmem);
+  EXPECT_EQ(choose(aligned_shape(57856, 4, 4)).strategy, Strategy::kBlockSmem);
+  EXPECT_EQ(choose(aligned_shape(57857, 4, 4)).strategy, Strategy::kSplit);
+  RowShape gradient = aligned_shape(25000, 4, 4);  // y and dy: two operands, 8 bytes an element on chip
   gradient.value_bytes = 8;
   gradient.inputs = 2;
-  EXPECT_EQ(choose(gradient).strategy, Strategy::kTwoPass);
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kBlockSmem);
+  gradient.cols = 50000;
+  gradient.max_packs = 12500;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kSplit);
   gradient.rows = 8;  // few rows: spread over the GPU (by clusters on Hopper)
   EXPECT_EQ(choose(gradient, Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
   EXPECT_EQ(choose(aligned_shape(50000, 4, 4), Strategy::kBlockSmem).smem_bytes, 50000 * 4);

@@ -89,8 +89,7 @@ inline constexpr StrategyRule kStrategyRules[] = {
     {Strategy::kCluster, kUnbounded, true, 2, "docs/perf.md#dispatch: gradients up to 1 MB: cluster ahead of split"},
     {Strategy::kBlock, 65536, false, 1, "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
     {Strategy::kSplit, kUnbounded, true, 1, "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
-    {Strategy::kBlockSmem, 131072, false, 1, "docs/perf.md#dispatch: block_smem up to 128 KB, split beyond"},
-    {Strategy::kTwoPass, kUnbounded, false, 2, "docs/perf.md#dispatch: gradients of long rows: two_pass 50-78 %, split 50-58 %"},
+    {Strategy::kBlockSmem, kUnbounded, false, 1, "docs/perf.md#dispatch: block_smem while the row fits shared memory"},
     {Strategy::kSplit, kUnbounded, false, 1, "docs/perf.md#dispatch: rows longer than one SM holds"},
 };
 

@@ -16,8 +16,10 @@
 //   template <int N> static void unpack_again(const Packed<N>&, In* v)   unpack by other instructions
 //                                                           (see kernels)
 //   template <int N> static constexpr bool kAsyncCopy         whether copy_async<N> exists for N
-//   template <int N> void copy_async(Packed<N>* shared, int64_t col)   load_packed into shared memory
-//                                                           without registers (cp.async)
+//   template <int N> void copy_async(void* shared, int64_t plane_bytes, int64_t col)
+//                                                           load_packed into shared memory without
+//                                                           registers (cp.async), operand i of the
+//                                                           pack at shared + i * plane_bytes
 // Fusing a scale, a mask or a cast means writing another Io, not another kernel.
 #pragma once
 #include "../primitives/async_copy.cuh"
@@ -68,8 +70,8 @@ template <class T, class U = T> struct PointerIo {
       for (int i = 0; i < N; ++i) v[i] = load_as_again<Acc>(t.v[i]);
     }
     template <int N> static constexpr bool kAsyncCopy = kAsyncCopyable<N * sizeof(T)>;
-    template <int N> __device__ void copy_async(Packed<N>* shared, int64_t col) const {
-      rowwise::copy_async<N * sizeof(T)>(&shared->bits, x + col);
+    template <int N> __device__ void copy_async(void* shared, int64_t /*plane_bytes: one operand*/, int64_t col) const {
+      rowwise::copy_async<N * sizeof(T)>(shared, x + col);
     }
     template <int N> __device__ int phase() const {
       return static_cast<int>(reinterpret_cast<uintptr_t>(x) / sizeof(T) % N);
@@ -153,9 +155,9 @@ template <class T> struct GradPointerIo {
       for (int i = 0; i < N; ++i) v[i] = {ys[i], dys[i]};
     }
     template <int N> static constexpr bool kAsyncCopy = Half::template kAsyncCopy<N>;
-    template <int N> __device__ void copy_async(Packed<N>* shared, int64_t col) const {
-      Half{y, nullptr}.template copy_async<N>(&shared->y, col);
-      Half{dy, nullptr}.template copy_async<N>(&shared->dy, col);
+    template <int N> __device__ void copy_async(void* shared, int64_t plane_bytes, int64_t col) const {
+      Half{y, nullptr}.template copy_async<N>(shared, 0, col);
+      Half{dy, nullptr}.template copy_async<N>(static_cast<unsigned char*>(shared) + plane_bytes, 0, col);
     }
   };
   __device__ Row row(int64_t r) const { return {y + r * y_stride, dy + r * dy_stride, dx + r * dx_stride}; }

@@ -18,6 +18,7 @@
 #include "../primitives/async_copy.cuh"
 #include "../primitives/block_reduce.cuh"
 #include "../primitives/row_flags.cuh"
+#include "planar_packs.cuh"
 #include "row_common.cuh"
 
 namespace rowwise {
@@ -58,23 +59,23 @@ __device__ inline int64_t held_pack(int64_t begin, int h) { return begin + threa
 
 // Starts copying packs [begin, held_end) of a row into `held`, in kSplitHeldGroups commit groups.
 // Row-edge packs (partly outside the row) and Io without async copies go through registers.
-template <class Op, int N, class RowIo>
-__device__ inline void copy_held_slice(const RowIo& io, PackedOf<RowIo, N>* held, int64_t begin, int64_t held_end,
-                                       int phase, int64_t cols) {
+template <class Op, int N, class Io>
+__device__ inline void copy_held_slice(const typename Io::Row& io, const PlanarPacks<Io, N>& held, int64_t begin,
+                                       int64_t held_end, int phase, int64_t cols) {
   constexpr int per_group = kSplitHeldPerThread / kSplitHeldGroups;
 #pragma unroll
   for (int h = 0; h < kSplitHeldPerThread; ++h) {
     const int64_t p = held_pack(begin, h);
     if (p < held_end) {
       const int64_t col = p * N - phase;
-      if constexpr (RowIo::template kAsyncCopy<N>) {
+      if constexpr (Io::Row::template kAsyncCopy<N>) {
         if (col >= 0 && col + N <= cols) {
-          io.template copy_async<N>(&held[p - begin], col);
+          held.copy_async(io, p - begin, col);
         } else {
-          held[p - begin] = load_pack_of_row<Op, N>(io, col, cols);
+          held.put(p - begin, load_pack_of_row<Op, N>(io, col, cols));
         }
       } else {
-        held[p - begin] = load_pack_of_row<Op, N>(io, col, cols);
+        held.put(p - begin, load_pack_of_row<Op, N>(io, col, cols));
       }
     }
     if (h % per_group == per_group - 1) commit_async_copies();
@@ -83,9 +84,10 @@ __device__ inline void copy_held_slice(const RowIo& io, PackedOf<RowIo, N>* held
 
 // The thread's state over its held packs, each commit group reduced as soon as it has landed. No
 // copies newer than the slice's may be in flight.
-template <class Op, int N, class RowIo, int G = 0>
-__device__ inline void reduce_held_slice(const PackedOf<RowIo, N>* held, int64_t begin, int64_t held_end,
+template <class Op, int N, class Io, int G = 0>
+__device__ inline void reduce_held_slice(const PlanarPacks<Io, N>& held, int64_t begin, int64_t held_end,
                                          typename Op::State& state) {
+  using RowIo = typename Io::Row;
   if constexpr (G < kSplitHeldGroups) {
     constexpr int per_group = kSplitHeldPerThread / kSplitHeldGroups;
     wait_async_copies<kSplitHeldGroups - 1 - G>();
@@ -93,10 +95,10 @@ __device__ inline void reduce_held_slice(const PackedOf<RowIo, N>* held, int64_t
 #pragma unroll
     for (int i = 0; i < per_group; ++i) {
       const int64_t p = held_pack(begin, G * per_group + i);
-      v[i] = p < held_end ? held[p - begin] : pad_pack<Op, N, RowIo>();
+      v[i] = p < held_end ? held.get(p - begin) : pad_pack<Op, N, RowIo>();
     }
     state = Op::combine(state, reduce_packs<Op, N, per_group, RowIo>(v));
-    reduce_held_slice<Op, N, RowIo, G + 1>(held, begin, held_end, state);
+    reduce_held_slice<Op, N, Io, G + 1>(held, begin, held_end, state);
   }
 }
 
@@ -128,14 +130,14 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
   constexpr int U = kSplitBatch<N, Io>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   __shared__ State slots[2][kMaxWarpsPerBlock];
-  auto* held = reinterpret_cast<Packed*>(smem_bytes);
+  const PlanarPacks<Io, N> held{reinterpret_cast<typename PlanarPacks<Io, N>::Part*>(smem_bytes), layout.held_packs};
   const int64_t items = rows * layout.chunks;
   for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
     const SplitSlice s = split_slice<N>(io, item, cols, layout);
     const auto row_io = io.row(s.row);
-    copy_held_slice<Op, N>(row_io, held, s.begin, s.held_end, s.phase, cols);
+    copy_held_slice<Op, N, Io>(row_io, held, s.begin, s.held_end, s.phase, cols);
     State state = Op::identity();
-    reduce_held_slice<Op, N, RowIo>(held, s.begin, s.held_end, state);
+    reduce_held_slice<Op, N, Io>(held, s.begin, s.held_end, state);
     for (int64_t p0 = s.held_end + threadIdx.x; p0 < s.end; p0 += U * blockDim.x) {
       Packed v[U];
       load_strided_packs<Op, N, U>(row_io, v, p0, blockDim.x, s.end, s.phase, cols);
@@ -164,7 +166,7 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
 
     const auto fin = Op::finalize(row_state);
     for (int64_t p = s.begin + threadIdx.x; p < s.held_end; p += blockDim.x)
-      map_and_store_pack<Op, N>(row_io, held[p - s.begin], fin, p * N - s.phase, cols);
+      map_and_store_pack<Op, N>(row_io, held.get(p - s.begin), fin, p * N - s.phase, cols);
     for (int64_t p0 = s.held_end + threadIdx.x; p0 < s.end; p0 += U * blockDim.x) {
       Packed v[U];
       load_strided_packs<Op, N, U>(row_io, v, p0, blockDim.x, s.end, s.phase, cols);

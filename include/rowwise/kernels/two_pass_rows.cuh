@@ -1,6 +1,6 @@
 // Strategy `two_pass`: rows of any length. One block per row streams it twice: once to reduce, once to
-// map; the second read finds the row (read moments before by the same block) in L2. Dispatch uses it
-// for long rows of the gradient ops, where it measured faster than `split` (docs/perf.md#dispatch).
+// map; the second read finds the row (read moments before by the same block) in L2. Only when forced:
+// for long gradient rows, where dispatch once chose it, `split` now measures faster (docs/perf.md#dispatch).
 #pragma once
 #include "../primitives/block_reduce.cuh"
 #include "block_rows.cuh"
