@@ -42,7 +42,8 @@ template <class State> struct SplitWorkspace {
 inline constexpr int kSplitThreads = 256;
 inline constexpr int kSplitBlocksPerSm = 4;
 // Held packs per thread, copied in kSplitHeldGroups commit groups: reducing a group as it lands
-// overlaps the math with the copies still in flight.
+// overlaps the math with the copies still in flight. (Scaled up for narrow packs, so that odd-length
+// rows held as many bytes as aligned ones, it measured the same: 63-75 % at 65537 columns.)
 inline constexpr int kSplitHeldPerThread = 16;
 inline constexpr int kSplitHeldGroups = 4;
 // Bytes of packs a thread loads before it uses them where a slice is streamed (the tails of slices
@@ -57,28 +58,52 @@ inline constexpr int kSplitBatch = std::clamp(kSplitBatchBytes / kPackStoredByte
 // Each thread reads back only the packs it copied, so the held buffer needs no barrier.
 __device__ inline int64_t held_pack(int64_t begin, int h) { return begin + threadIdx.x + int64_t(h) * blockDim.x; }
 
-// Starts copying packs [begin, held_end) of a row into `held`, in kSplitHeldGroups commit groups.
-// Row-edge packs (partly outside the row) and Io without async copies go through registers.
+// Where item `item` lies: its row and its packs [begin, end), the first up to held_end held.
+struct SplitSlice {
+  int64_t row, chunk, begin, end, held_end;
+  int phase;
+};
+
+template <int N, class Io>
+__device__ inline SplitSlice split_slice(const Io& io, int64_t item, int64_t cols, const SplitLayout& layout) {
+  SplitSlice s;
+  s.row = item / layout.chunks;
+  s.chunk = item - s.row * layout.chunks;
+  s.phase = io.row(s.row).template phase<N>();
+  const int64_t packs = packs_in_row(cols, s.phase, N);
+  s.begin = s.chunk * layout.chunk_packs;
+  s.end = packs < s.begin + layout.chunk_packs ? packs : s.begin + layout.chunk_packs;
+  s.held_end = s.end < s.begin + layout.held_packs ? s.end : s.begin + layout.held_packs;
+  return s;
+}
+
+// Starts copying the held packs of `slice` (a row's packs [begin, held_end)) into `held`, in
+// kSplitHeldGroups commit groups. Row-edge packs (partly outside the row) and Io without async copies
+// go through registers.
 template <class Op, int N, class Io>
-__device__ inline void copy_held_slice(const typename Io::Row& io, const PlanarPacks<Io, N>& held, int64_t begin,
-                                       int64_t held_end, int phase, int64_t cols) {
+__device__ inline void copy_held_slice(const typename Io::Row& io, const PlanarPacks<Io, N>& held,
+                                       const SplitSlice& slice, int64_t cols) {
+  const int64_t begin = slice.begin;
   constexpr int per_group = kSplitHeldPerThread / kSplitHeldGroups;
+  // One group at a time: unrolled over all groups, ptxas spilled in the main kernels (fp32 gradients:
+  // 48 + 104 bytes, 8-pack bf16: 32 + 32), which cost 7-9 points of copy (softmax_backward fp32 65536:
+  // 69 -> 78 %, bf16 softmax 131072: 60 -> 68 %).
+#pragma unroll 1
+  for (int g = 0; g < kSplitHeldGroups; ++g) {
 #pragma unroll
-  for (int h = 0; h < kSplitHeldPerThread; ++h) {
-    const int64_t p = held_pack(begin, h);
-    if (p < held_end) {
-      const int64_t col = p * N - phase;
+    for (int i = 0; i < per_group; ++i) {
+      const int64_t p = held_pack(begin, g * per_group + i);
+      if (p >= slice.held_end) continue;
+      const int64_t col = p * N - slice.phase;
       if constexpr (Io::Row::template kAsyncCopy<N>) {
         if (col >= 0 && col + N <= cols) {
           held.copy_async(io, p - begin, col);
-        } else {
-          held.put(p - begin, load_pack_of_row<Op, N>(io, col, cols));
+          continue;
         }
-      } else {
-        held.put(p - begin, load_pack_of_row<Op, N>(io, col, cols));
       }
+      held.put(p - begin, load_pack_of_row<Op, N>(io, col, cols));
     }
-    if (h % per_group == per_group - 1) commit_async_copies();
+    commit_async_copies();
   }
 }
 
@@ -102,25 +127,6 @@ __device__ inline void reduce_held_slice(const PlanarPacks<Io, N>& held, int64_t
   }
 }
 
-// Where item `item` lies: its row and its packs [begin, end), the first up to held_end held.
-struct SplitSlice {
-  int64_t row, chunk, begin, end, held_end;
-  int phase;
-};
-
-template <int N, class Io>
-__device__ inline SplitSlice split_slice(const Io& io, int64_t item, int64_t cols, const SplitLayout& layout) {
-  SplitSlice s;
-  s.row = item / layout.chunks;
-  s.chunk = item - s.row * layout.chunks;
-  s.phase = io.row(s.row).template phase<N>();
-  const int64_t packs = packs_in_row(cols, s.phase, N);
-  s.begin = s.chunk * layout.chunk_packs;
-  s.end = packs < s.begin + layout.chunk_packs ? packs : s.begin + layout.chunk_packs;
-  s.held_end = s.end < s.begin + layout.held_packs ? s.end : s.begin + layout.held_packs;
-  return s;
-}
-
 template <class Op, int N, class Io>
 __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     split_rows_kernel(Io io, int64_t rows, int64_t cols, SplitLayout layout, SplitWorkspace<typename Op::State> ws) {
@@ -132,10 +138,13 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
   __shared__ State slots[2][kMaxWarpsPerBlock];
   const PlanarPacks<Io, N> held{reinterpret_cast<typename PlanarPacks<Io, N>::Part*>(smem_bytes), layout.held_packs};
   const int64_t items = rows * layout.chunks;
+  if (blockIdx.x >= items) return;
+  // Each slice's copies start as soon as the previous slice's held packs are mapped (ptxas allocates
+  // the kernel without spills this way; issued at the top of the loop, the fp32 gradients spilled).
+  SplitSlice s = split_slice<N>(io, blockIdx.x, cols, layout);
+  copy_held_slice<Op, N, Io>(io.row(s.row), held, s, cols);
   for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
-    const SplitSlice s = split_slice<N>(io, item, cols, layout);
     const auto row_io = io.row(s.row);
-    copy_held_slice<Op, N, Io>(row_io, held, s.begin, s.held_end, s.phase, cols);
     State state = Op::identity();
     reduce_held_slice<Op, N, Io>(held, s.begin, s.held_end, state);
     for (int64_t p0 = s.held_end + threadIdx.x; p0 < s.end; p0 += U * blockDim.x) {
@@ -167,6 +176,10 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     const auto fin = Op::finalize(row_state);
     for (int64_t p = s.begin + threadIdx.x; p < s.held_end; p += blockDim.x)
       map_and_store_pack<Op, N>(row_io, held.get(p - s.begin), fin, p * N - s.phase, cols);
+    SplitSlice next = s;
+    next.held_end = next.begin;  // no next slice: nothing to copy
+    if (item + gridDim.x < items) next = split_slice<N>(io, item + gridDim.x, cols, layout);
+    copy_held_slice<Op, N, Io>(io.row(next.row), held, next, cols);
     for (int64_t p0 = s.held_end + threadIdx.x; p0 < s.end; p0 += U * blockDim.x) {
       Packed v[U];
       load_strided_packs<Op, N, U>(row_io, v, p0, blockDim.x, s.end, s.phase, cols);
@@ -174,6 +187,7 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     }
     if (s.chunk == 0 && threadIdx.x == 0) Op::emit(io, s.row, fin);
     __syncthreads();  // slots are reused by the next item (held packs are each thread's own)
+    s = next;
   }
 }
 
