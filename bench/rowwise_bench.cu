@@ -201,7 +201,7 @@ void print_usage(std::FILE* out) {
                "  --dtypes LIST      fp32,bf16,fp16,fp64 (replaces the sweep's dtypes)\n"
                "  --cols LIST        column counts (replaces the sweep's; filters the seed shapes)\n"
                "  --rows N           fixed rows for every case (no sizing)\n"
-               "  --strategy S       auto, warp, block, cluster, block_smem, split, two_pass\n"
+               "  --strategy S       auto, warp, block, cluster, block_smem, split, two_pass, tile\n"
                "                     (cases it does not fit: n/a)\n"
                "  --iters N          timed launches per case, median reported (default 30)\n"
                "  --min-bytes B      input bytes of a quick-sweep case (default 256M)\n"

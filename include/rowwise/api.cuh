@@ -48,13 +48,19 @@ template <int Max, class F> cudaError_t visit_pack(int pack, F&& f) {
   }
 }
 
+// `contiguous`: every operand's rows are cols apart (or there is one row).
 template <class Op, int MaxPack, class Io>
 cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int elem_bytes, int64_t max_packs,
-                     Options options, cudaStream_t stream, void* workspace = nullptr) {
+                     bool contiguous, Options options, cudaStream_t stream, void* workspace = nullptr) {
   DeviceInfo dev;
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
-  using Stored = typename Io::Row::template Packed<1>;
-  const RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(Stored)), Io::kInputs};
+  using RowIo = typename Io::Row;
+  RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(typename RowIo::template Packed<1>)),
+                 Io::kInputs};
+  if constexpr (RowIo::kStaged) {
+    shape.staged = contiguous;
+    shape.out_bytes = sizeof(typename RowIo::Out);
+  }
   Plan plan;
   if (!choose_plan(shape, dev, options.strategy, &plan)) return cudaErrorInvalidValue;
   return visit_pack<MaxPack>(pack, [&](auto n) {
@@ -96,7 +102,10 @@ cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::init
     for (const StridedOperand& o : *list) all[count++] = o;
   const int pack = common_pack_width(all.data(), count);
   const int64_t max_packs = max_packs_for(all.data(), count, cols, pack);
-  return run_rows<Op, MaxPack>(io, rows, cols, pack, all[0].elem_bytes, max_packs, options, stream, workspace);
+  bool contiguous = true;
+  for (size_t i = 0; i < count; ++i) contiguous = contiguous && (all[i].row_stride == cols || rows == 1);
+  return run_rows<Op, MaxPack>(io, rows, cols, pack, all[0].elem_bytes, max_packs, contiguous, options, stream,
+                               workspace);
 }
 
 template <class T> StridedOperand operand(const T* p, int64_t stride) {
@@ -120,7 +129,7 @@ cudaError_t run_functor_rows(Load load, Store store, int64_t rows, int64_t cols,
   if (!shape_ok(rows, cols) || (pack != 1 && pack != 2 && pack != 4 && pack != 8)) return cudaErrorInvalidValue;
   if (rows == 0) return cudaSuccess;
   return run_rows<OpOf<A>, 8>(FunctorIo<A, Load, Store>{load, store}, rows, cols, pack, sizeof(A),
-                              packs_in_row(cols, 0, pack), options, stream);
+                              packs_in_row(cols, 0, pack), false, options, stream);
 }
 
 // Gradient ops over strided pointers: dx = op(y, dy) row by row.

@@ -17,6 +17,14 @@ RowShape aligned_shape(int64_t cols, int elem_bytes, int pack, int64_t rows = 10
   return RowShape{rows, cols, pack, pack * elem_bytes, rowwise::packs_in_row(cols, 0, pack), elem_bytes};
 }
 
+// Rows of a contiguous tensor through an Io that can stage them (strategy tile).
+RowShape staged_shape(int64_t cols, int elem_bytes, int pack, int64_t rows = 100000) {
+  RowShape s = aligned_shape(cols, elem_bytes, pack, rows);
+  s.staged = true;
+  s.out_bytes = elem_bytes;
+  return s;
+}
+
 Plan choose(const RowShape& s, Strategy forced = Strategy::kAuto, const rowwise::DeviceInfo& dev = kHopper) {
   Plan p;
   EXPECT_TRUE(rowwise::choose_plan(s, dev, forced, &p)) << "cols " << s.cols;
@@ -232,6 +240,31 @@ TEST(Dispatch, ForcedStrategyOnlyWhereTheRowFits) {
   EXPECT_FALSE(rowwise::choose_plan(aligned_shape(40000, 4, 4), kHopper, Strategy::kBlock, &p));
   EXPECT_TRUE(rowwise::choose_plan(aligned_shape(20, 4, 4), kHopper, Strategy::kSplit, &p));
   EXPECT_EQ(p.strategy, Strategy::kSplit);
+}
+
+TEST(Dispatch, ShortRaggedContiguousRowsGoInTiles) {
+  const Plan p = choose(staged_shape(17, 2, 1));  // 17 bf16: rows start off 16-byte boundaries
+  EXPECT_EQ(p.strategy, Strategy::kTile);
+  EXPECT_EQ(p.width, 1);
+  EXPECT_EQ(p.threads, rowwise::kTileThreads);
+  EXPECT_EQ(p.rows_per_tile, 256);  // 16 KB of 34-byte rows, whole groups
+  EXPECT_EQ(p.smem_bytes, 2 * rowwise::tile_plane_bytes(256 * 17, 2));
+  EXPECT_EQ(choose(staged_shape(16, 2, 8)).strategy, Strategy::kWarp);   // whole packs
+  EXPECT_EQ(choose(aligned_shape(17, 2, 1)).strategy, Strategy::kWarp);  // strided: nothing to stage
+  EXPECT_EQ(choose(staged_shape(65, 2, 1)).strategy, Strategy::kWarp);   // longer than 64 columns
+  EXPECT_EQ(choose(staged_shape(1, 4, 4)).strategy, Strategy::kTile);    // one column: ragged too
+  EXPECT_EQ(choose(staged_shape(33, 8, 2)).strategy, Strategy::kWarp);   // doubles: double math a thread
+}
+
+TEST(Dispatch, ForcedTilesHoldWholeRows) {
+  const Plan p = choose(staged_shape(1000, 4, 4), Strategy::kTile);
+  EXPECT_EQ(p.width, 128);  // 8 elements a thread per step
+  EXPECT_EQ(p.rows_per_tile, 4);
+  EXPECT_EQ(choose(staged_shape(8000, 4, 4), Strategy::kTile).rows_per_tile, 1);  // a row beyond a tile
+  EXPECT_EQ(choose(staged_shape(1000, 4, 4, 3), Strategy::kTile).rows_per_tile, 3);  // no more than the rows
+  Plan refused;
+  EXPECT_FALSE(rowwise::choose_plan(staged_shape(65536, 4, 4), kHopper, Strategy::kTile, &refused));  // 512 KB
+  EXPECT_FALSE(rowwise::choose_plan(aligned_shape(100, 4, 4), kHopper, Strategy::kTile, &refused));
 }
 
 TEST(Dispatch, EveryRuleCitesItsEvidence) {

@@ -13,6 +13,7 @@
 #include "../kernels/block_smem_rows.cuh"
 #include "../kernels/cluster_rows.cuh"
 #include "../kernels/split_rows.cuh"
+#include "../kernels/tile_rows.cuh"
 #include "../kernels/two_pass_rows.cuh"
 #include "../kernels/warp_rows.cuh"
 #include "device_info.cuh"
@@ -77,6 +78,16 @@ cudaError_t launch_row_blocks(Kernel kernel, const Io& io, const RowShape& shape
                               cudaStream_t stream) {
   if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
   kernel<<<grid_for(shape.rows, 1), plan.threads, plan.smem_bytes, stream>>>(io, shape.rows, shape.cols);
+  return cudaPeekAtLastError();
+}
+
+// Tiles of plan.rows_per_tile rows, one block each.
+template <class Op, class Io>
+cudaError_t launch_tile(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream) {
+  auto kernel = tile_rows_kernel<Op, Io>;
+  if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
+  kernel<<<grid_for(shape.rows, plan.rows_per_tile), plan.threads, plan.smem_bytes, stream>>>(
+      io, shape.rows, shape.cols, plan.rows_per_tile, plan.width);
   return cudaPeekAtLastError();
 }
 
@@ -239,6 +250,9 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, c
       return launch_split<Op, N>(io, shape, plan, stream, workspace);
     case Strategy::kTwoPass:
       return launch_row_blocks(two_pass_rows_kernel<Op, N, Io>, io, shape, plan, stream);
+    case Strategy::kTile:
+      if constexpr (Io::Row::kStaged) return launch_tile<Op>(io, shape, plan, stream);
+      break;
     case Strategy::kAuto:
       break;
   }

@@ -9,16 +9,17 @@
 #include "../kernels/block_rows.cuh"
 #include "../kernels/block_smem_rows.cuh"
 #include "../kernels/split_rows.cuh"
+#include "../kernels/tile_rows.cuh"
 #include "../kernels/two_pass_rows.cuh"
 #include "../kernels/warp_rows.cuh"
 #include "device_info.cuh"
 
 namespace rowwise {
 
-enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kSplit, kTwoPass };
+enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kSplit, kTwoPass, kTile };
 // Every value, for what walks them all (argument parsing, test sweeps).
-inline constexpr Strategy kStrategies[] = {Strategy::kAuto,      Strategy::kWarp,  Strategy::kBlock,  Strategy::kCluster,
-                                           Strategy::kBlockSmem, Strategy::kSplit, Strategy::kTwoPass};
+inline constexpr Strategy kStrategies[] = {Strategy::kAuto,      Strategy::kWarp,  Strategy::kBlock,   Strategy::kCluster,
+                                           Strategy::kBlockSmem, Strategy::kSplit, Strategy::kTwoPass, Strategy::kTile};
 
 // The shape of one launch as dispatch sees it.
 struct RowShape {
@@ -29,7 +30,12 @@ struct RowShape {
   int64_t max_packs = 0;  // packs the longest row spans (phase included)
   int value_bytes = 4;    // bytes one element takes on chip (its storage type)
   int inputs = 1;         // operands read per element (2 for the gradient ops)
+  bool staged = false;    // rows contiguous (row stride == cols) and an Io that can stage them (tile)
+  int out_bytes = 4;      // bytes of one output element (tile)
   int64_t row_value_bytes() const { return max_packs * pack * value_bytes; }
+  int elem_bytes() const { return pack_bytes / pack; }  // of one operand's element in memory
+  // Rows not a whole number of the widest packs: their starts drift off 16-byte boundaries.
+  bool ragged() const { return cols % (kMaxPackBytes / elem_bytes()) != 0; }
 };
 
 // kStoredBytesPerThread (kernels/row_common.cuh): bytes of row one thread keeps in registers for a
@@ -64,6 +70,12 @@ inline int stream_block_threads(const RowShape& shape, int batch) {
 inline constexpr int kMaxClusterSize = 16;
 inline constexpr int64_t kClusterSliceBytes = 65536;
 
+// Tile rows: a block of kTileThreads stages about kTileBytes of input a tile (whole rows, one at least).
+inline constexpr int64_t kTileBytes = 16384;
+// Ragged rows up to this long go a thread each: tiles of them ran at 1.3-4x the warp rows
+// (docs/perf.md#dispatch).
+inline constexpr int64_t kTileThreadRowCols = 64;
+
 // Shared memory every block keeps for itself (reduction slots), besides the row buffer.
 inline constexpr int kStaticSmemReserve = 1024;
 // What the hardware reserves of an SM's shared memory for each resident block (sm_80, sm_90).
@@ -78,19 +90,32 @@ struct StrategyRule {
   int64_t max_row_value_bytes;  // rows with more on-chip bytes go further down the table
   bool only_few_rows;           // only while there are fewer rows than SMs
   int min_inputs;               // only for ops reading at least this many operands per element
+  int64_t max_ragged_cols;      // only for ragged rows of at most this many columns (kUnbounded: any row)
+  int max_elem_bytes;           // only for elements of at most this many bytes
   const char* evidence;
 };
 
 inline constexpr int64_t kUnbounded = INT64_MAX;
 
+inline constexpr int kAnyElement = 8;
+
 inline constexpr StrategyRule kStrategyRules[] = {
-    {Strategy::kWarp, 4096, false, 1, "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
-    {Strategy::kCluster, 524288, true, 1, "docs/perf.md#dispatch: fewer rows than SMs spread over clusters"},
-    {Strategy::kCluster, kUnbounded, true, 2, "docs/perf.md#dispatch: gradients up to 1 MB: cluster ahead of split"},
-    {Strategy::kBlock, 65536, false, 1, "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
-    {Strategy::kSplit, kUnbounded, true, 1, "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
-    {Strategy::kBlockSmem, kUnbounded, false, 1, "docs/perf.md#dispatch: block_smem while the row fits shared memory"},
-    {Strategy::kSplit, kUnbounded, false, 1, "docs/perf.md#dispatch: rows longer than one SM holds"},
+    {Strategy::kTile, kUnbounded, false, 1, kTileThreadRowCols, 4,
+     "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
+    {Strategy::kWarp, 4096, false, 1, kUnbounded, kAnyElement,
+     "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
+    {Strategy::kCluster, 524288, true, 1, kUnbounded, kAnyElement,
+     "docs/perf.md#dispatch: fewer rows than SMs spread over clusters"},
+    {Strategy::kCluster, kUnbounded, true, 2, kUnbounded, kAnyElement,
+     "docs/perf.md#dispatch: gradients up to 1 MB: cluster ahead of split"},
+    {Strategy::kBlock, 65536, false, 1, kUnbounded, kAnyElement,
+     "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
+    {Strategy::kSplit, kUnbounded, true, 1, kUnbounded, kAnyElement,
+     "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
+    {Strategy::kBlockSmem, kUnbounded, false, 1, kUnbounded, kAnyElement,
+     "docs/perf.md#dispatch: block_smem while the row fits shared memory"},
+    {Strategy::kSplit, kUnbounded, false, 1, kUnbounded, kAnyElement,
+     "docs/perf.md#dispatch: rows longer than one SM holds"},
 };
 
 // Few long rows spread over bigger clusters while the GPU has SMs to spare, down to slices this small.
@@ -105,11 +130,12 @@ struct Plan {
   int rows_per_group = 0;   // warp: R
   int packs_per_thread = 0; // block, cluster: K
   int cluster_size = 0;     // cluster: CTAs per row
+  int rows_per_tile = 0;    // tile: rows a block stages at once
   int64_t smem_bytes = 0;   // dynamic shared memory
   SplitLayout split{};      // split: slices of a row
 };
 
-// Smallest power of two >= n, for n in 1..32.
+// Smallest power of two >= n (n >= 1; at most 2^30).
 inline int lanes_for(int64_t n) {
   int w = 1;
   while (w < n) w *= 2;
@@ -239,6 +265,25 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
     case Strategy::kTwoPass:
       plan->threads = stream_block_threads(shape, kTwoPassBatch);
       return true;
+    case Strategy::kTile: {
+      if (!shape.staged) return false;
+      // Short ragged rows a thread each (no shuffles; their odd strides spread a warp over the
+      // banks), else groups with kTileChunk elements a thread per step, filling the block.
+      const int width = shape.ragged() && shape.cols <= kTileThreadRowCols
+                            ? 1
+                            : lanes_for(std::min<int64_t>(kTileThreads, (shape.cols + kTileChunk - 1) / kTileChunk));
+      const int64_t groups = kTileThreads / width;
+      int64_t rows = std::max<int64_t>(1, kTileBytes / (shape.cols * shape.value_bytes));
+      if (rows > groups) rows = rows / groups * groups;
+      rows = std::min(rows, shape.rows);
+      const int in_bytes = shape.value_bytes / shape.inputs;
+      plan->threads = kTileThreads;
+      plan->width = width;
+      plan->rows_per_tile = static_cast<int>(rows);
+      plan->smem_bytes = shape.inputs * tile_plane_bytes(rows * shape.cols, in_bytes) +
+                         tile_plane_bytes(rows * shape.cols, shape.out_bytes);
+      return plan->smem_bytes + kStaticSmemReserve <= dev.max_smem_optin;
+    }
     case Strategy::kAuto:
       break;
   }
@@ -250,6 +295,8 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
   if (forced != Strategy::kAuto) return plan_for(forced, shape, dev, plan);
   for (const StrategyRule& rule : kStrategyRules) {
     if ((rule.only_few_rows && shape.rows >= dev.sm_count) || shape.inputs < rule.min_inputs) continue;
+    if (rule.max_ragged_cols != kUnbounded && !(shape.ragged() && shape.cols <= rule.max_ragged_cols)) continue;
+    if (shape.elem_bytes() > rule.max_elem_bytes) continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;
@@ -264,6 +311,7 @@ inline const char* strategy_name(Strategy s) {
     case Strategy::kBlockSmem: return "block_smem";
     case Strategy::kSplit: return "split";
     case Strategy::kTwoPass: return "two_pass";
+    case Strategy::kTile: return "tile";
   }
   return "?";
 }

@@ -20,6 +20,11 @@
 //                                                           load_packed into shared memory without
 //                                                           registers (cp.async), operand i of the
 //                                                           pack at shared + i * plane_bytes
+// Rows staged whole through shared memory (strategy `tile`, contiguous rows) also need, where
+// static constexpr bool kStaged is true:
+//   using Stored; using Out                                  an operand's element type; the output's
+//   const Stored* input(int i); Out* output()                operand i's and the output's element 0
+//   static In staged(const Stored* const* planes, int e)    element e, operand i read from planes[i]
 // Fusing a scale, a mask or a cast means writing another Io, not another kernel.
 #pragma once
 #include "../primitives/async_copy.cuh"
@@ -76,6 +81,12 @@ template <class T, class U = T> struct PointerIo {
     template <int N> __device__ int phase() const {
       return static_cast<int>(reinterpret_cast<uintptr_t>(x) / sizeof(T) % N);
     }
+    static constexpr bool kStaged = true;
+    using Stored = T;
+    using Out = U;
+    __device__ const T* input(int) const { return x; }
+    __device__ U* output() const { return y; }
+    __device__ static Acc staged(const T* const* planes, int e) { return load_as<Acc>(planes[0][e]); }
     template <int N> __device__ void load(Acc* dst, int64_t col) const {
       const Pack<T, N> p = load_pack<N>(x + col);
 #pragma unroll
@@ -117,6 +128,14 @@ template <class T> struct GradPointerIo {
     };
     using Half = typename PointerIo<T>::Row;
     template <int N> __device__ int phase() const { return Half{y, nullptr}.template phase<N>(); }
+    static constexpr bool kStaged = true;
+    using Stored = T;
+    using Out = T;
+    __device__ const T* input(int i) const { return i == 0 ? y : dy; }
+    __device__ T* output() const { return dx; }
+    __device__ static In staged(const T* const* planes, int e) {
+      return {load_as<Acc>(planes[0][e]), load_as<Acc>(planes[1][e])};
+    }
     template <int N> __device__ void load(In* dst, int64_t col) const {
       Acc ys[N], dys[N];
       Half{y, nullptr}.template load<N>(ys, col);
@@ -196,6 +215,7 @@ template <class In, class Load, class Store> struct FunctorIo {
     template <int N> __device__ static void launder(Packed<N>&) {}
     template <int N> __device__ static void unpack_again(const Packed<N>& p, In* v) { unpack<N>(p, v); }
     template <int N> static constexpr bool kAsyncCopy = false;  // loads are the user's code
+    static constexpr bool kStaged = false;                        // and so are the addresses
     template <int N> __device__ int phase() const { return 0; }
     template <int N> __device__ void load(In* dst, int64_t col) const {
       load_fn.template load<N>(dst, r, col);

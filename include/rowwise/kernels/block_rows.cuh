@@ -40,9 +40,7 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads,
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
-    const auto row_io = io.row(row);
-    const int phase = row_io.template phase<N>();
-    const int64_t packs = packs_in_row(cols, phase, N);
+    const auto [row_io, phase, packs] = row_span<N>(io, row, cols);
     PackedOf<RowIo, N> v[K];
     constexpr bool kEdge = kOpTakesEdgeInBlockRows<Op>;
     State state;

@@ -68,9 +68,7 @@ __global__ void __launch_bounds__(block_max_threads(kSmemBatch * kPackStoredByte
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
-    const auto row_io = io.row(row);
-    const int phase = row_io.template phase<N>();
-    const int64_t packs = packs_in_row(cols, phase, N);
+    const auto [row_io, phase, packs] = row_span<N>(io, row, cols);
     State state = copy_and_reduce_row<Op, N, Io>(row_io, buf, packs, phase, cols);
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);

@@ -29,6 +29,19 @@ template <int N, class Io> inline constexpr int kPackStoredBytes = sizeof(Packed
 // Packs in a row of `cols` elements starting at lane `phase` of its first pack.
 __host__ __device__ inline int64_t packs_in_row(int64_t cols, int phase, int n) { return (cols + phase + n - 1) / n; }
 
+// Row `row` as the block strategies walk it: its addresses, the lane of its element 0 in its pack,
+// and its packs.
+template <class Io> struct RowSpan {
+  typename Io::Row io;
+  int phase;
+  int64_t packs;
+};
+template <int N, class Io> __device__ inline RowSpan<Io> row_span(const Io& io, int64_t row, int64_t cols) {
+  const auto row_io = io.row(row);
+  const int phase = row_io.template phase<N>();
+  return {row_io, phase, packs_in_row(cols, phase, N)};
+}
+
 // Most packs any row can span, whatever its phase: what a strategy holding the row must hold.
 __host__ __device__ inline int64_t max_packs_in_row(int64_t cols, int n) { return packs_in_row(cols, n - 1, n); }
 

@@ -17,9 +17,7 @@ __global__ void __launch_bounds__(block_max_threads(kTwoPassBatch * kPackStoredB
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
-    const auto row_io = io.row(row);
-    const int phase = row_io.template phase<N>();
-    const int64_t packs = packs_in_row(cols, phase, N);
+    const auto [row_io, phase, packs] = row_span<N>(io, row, cols);
     State state = Op::identity();
     for (int64_t p0 = threadIdx.x; p0 < packs; p0 += kTwoPassBatch * blockDim.x) {
       PackedOf<RowIo, N> v[kTwoPassBatch];

@@ -1,0 +1,159 @@
+// Strategy `tile`: rows of a contiguous tensor (every row stride == cols) staged through shared memory
+// a tile of whole rows at a time. The block copies the tile's span of each input as one run of
+// 16-byte accesses (cp.async), reduces and maps each row from shared memory into an output plane, and
+// stores that plane as one run of 16-byte accesses. Rows that start or end off a 16-byte boundary
+// (odd lengths of 16-bit rows) then cost no partial packs in global memory: only the tile's two ends
+// move element by element.
+// Rows are reduced and mapped one element a thread per shared-memory access, so the per-row work
+// costs instructions that packs in registers do not: dispatch takes tiles for short ragged rows (a
+// thread a row), where the other strategies fall back to 2- or 4-byte packs, not for longer rows.
+// Each operand's plane puts element 0 at the same offset from a 16-byte boundary as in global
+// memory, so the global and shared addresses of every 16-byte access are both aligned, whatever the
+// operands' alignments.
+#pragma once
+#include "../primitives/async_copy.cuh"
+#include "../primitives/block_reduce.cuh"
+#include "../primitives/numeric.cuh"
+#include "../primitives/pack.cuh"
+#include "../primitives/warp_reduce.cuh"
+#include "row_common.cuh"
+
+namespace rowwise {
+
+inline constexpr int kTileThreads = 256;
+// Elements a thread reads before it reduces them: one Op::reduce<kTileChunk> per combine.
+inline constexpr int kTileChunk = 8;
+inline constexpr int kTileAccessBytes = 16;
+
+// Bytes of shared memory a plane of `elements` elements of `elem_bytes` takes, its offset included.
+__host__ __device__ inline int64_t tile_plane_bytes(int64_t elements, int elem_bytes) {
+  return (elements * elem_bytes + 2 * kTileAccessBytes - 1) / kTileAccessBytes * kTileAccessBytes;
+}
+
+// Where element 0 of `global` sits in `plane`: at global's offset from a 16-byte boundary.
+template <class T> __device__ inline T* plane_start(unsigned char* plane, const void* global) {
+  return reinterpret_cast<T*>(plane + reinterpret_cast<uintptr_t>(global) % kTileAccessBytes);
+}
+
+// The 16-byte-aligned middle of a span of `count` elements from `global`: [head, head + chunks * per).
+struct AlignedRun {
+  int head, chunks;
+};
+template <class T> __device__ inline AlignedRun aligned_run(const void* global, int count) {
+  constexpr int per = kTileAccessBytes / sizeof(T);
+  const int misaligned = static_cast<int>(reinterpret_cast<uintptr_t>(global) % kTileAccessBytes / sizeof(T));
+  const int head = min(count, (per - misaligned) % per);
+  return {head, (count - head) / per};
+}
+
+// Thread `t`'s element of the span's ends (outside the aligned run), or -1. At most 2 (16 / size - 1)
+// elements, fewer than the block's threads.
+__device__ inline int run_edge_element(const AlignedRun& run, int per, int count, int t) {
+  const int tail = count - run.head - run.chunks * per;
+  if (t < run.head) return t;
+  if (t < run.head + tail) return count - tail + (t - run.head);
+  return -1;
+}
+
+// Starts copying `count` elements from `global` into shared `staged` (plane_start of global).
+template <class T> __device__ inline void stage_in(T* staged, const T* global, int count) {
+  constexpr int per = kTileAccessBytes / sizeof(T);
+  const AlignedRun run = aligned_run<T>(global, count);
+  for (int c = threadIdx.x; c < run.chunks; c += blockDim.x) {
+    const int e = run.head + c * per;
+    copy_async<kTileAccessBytes>(staged + e, global + e);
+  }
+  const int e = run_edge_element(run, per, count, threadIdx.x);
+  if (e >= 0) staged[e] = global[e];
+}
+
+// Stores `count` staged elements to `global`.
+template <class U> __device__ inline void stage_out(U* global, const U* staged, int count) {
+  constexpr int per = kTileAccessBytes / sizeof(U);
+  const AlignedRun run = aligned_run<U>(global, count);
+  for (int c = threadIdx.x; c < run.chunks; c += blockDim.x) {
+    const int e = run.head + c * per;
+    store_raw(global + e, *reinterpret_cast<const uint4*>(staged + e));
+  }
+  const int e = run_edge_element(run, per, count, threadIdx.x);
+  if (e >= 0) global[e] = staged[e];
+}
+
+// Groups of `width` threads (a power of two up to the block) own a row each; groups wider than a warp
+// combine their warps' states through `slots` (one barrier, alternate slot arrays per call).
+template <class Op>
+__device__ inline typename Op::State group_allreduce(typename Op::State s, int width, typename Op::State* slots) {
+  s = warp_allreduce(s, CombineOf<Op>{}, width < kWarpSize ? width : kWarpSize);
+  if (width <= kWarpSize) return s;
+  const int warp = threadIdx.x / kWarpSize;
+  if (threadIdx.x % kWarpSize == 0) slots[warp] = s;
+  __syncthreads();
+  const int warps = width / kWarpSize;
+  const int first = warp / warps * warps;
+  s = slots[first];
+  for (int w = 1; w < warps; ++w) s = Op::combine(s, slots[first + w]);
+  return s;
+}
+
+template <class Op, class Io>
+__global__ void __launch_bounds__(kTileThreads) tile_rows_kernel(Io io, int64_t rows, int64_t cols, int rows_per_tile,
+                                                                 int width) {
+  using RowIo = typename Io::Row;
+  using Stored = typename RowIo::Stored;
+  using Out = typename RowIo::Out;
+  using State = typename Op::State;
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  __shared__ State slots[2][kMaxWarpsPerBlock];
+  const int64_t in_plane = tile_plane_bytes(int64_t(rows_per_tile) * cols, sizeof(Stored));
+  const int group_lane = threadIdx.x % width;
+  const int group = threadIdx.x / width;
+  const int groups = blockDim.x / width;
+  const int c = static_cast<int>(cols);
+  int parity = 0;
+  for (int64_t first_row = int64_t(blockIdx.x) * rows_per_tile; first_row < rows;
+       first_row += int64_t(gridDim.x) * rows_per_tile) {
+    const int tile_rows = static_cast<int>(min(int64_t(rows_per_tile), rows - first_row));
+    const int count = tile_rows * c;
+    const RowIo tile = io.row(first_row);
+    const Stored* planes[Io::kInputs];
+#pragma unroll
+    for (int i = 0; i < Io::kInputs; ++i) {
+      Stored* staged = plane_start<Stored>(smem_bytes + i * in_plane, tile.input(i));
+      stage_in(staged, tile.input(i), count);
+      planes[i] = staged;
+    }
+    Out* out = plane_start<Out>(smem_bytes + Io::kInputs * in_plane, tile.output());
+    commit_async_copies();
+    wait_async_copies<0>();
+    __syncthreads();
+    // Rows group by group; the trip count is the block's, so wide groups may meet at barriers.
+    for (int r = group; r - group < tile_rows; r += groups, parity ^= 1) {
+      const bool live = r < tile_rows;
+      const int row_start = r * c;
+      State state = Op::identity();
+      for (int e0 = group_lane; live && e0 < c; e0 += width * kTileChunk) {
+        typename Op::In v[kTileChunk];
+#pragma unroll
+        for (int j = 0; j < kTileChunk; ++j) {
+          const int e = e0 + j * width;
+          v[j] = e < c ? RowIo::staged(planes, row_start + e) : Op::pad();
+        }
+        state = Op::combine(state, Op::template reduce<kTileChunk>(v));
+      }
+      state = group_allreduce<Op>(state, width, slots[parity]);
+      if (!live) continue;
+      const auto fin = Op::finalize(state);
+#pragma unroll 4
+      for (int e = group_lane; e < c; e += width) {
+        out[row_start + e] = store_as<Out>(Op::map(RowIo::staged(planes, row_start + e), fin));
+      }
+      if (group_lane == 0) Op::emit(io, first_row + r, fin);
+    }
+    __syncthreads();
+    stage_out(tile.output(), out, count);
+    // The next tile's copies write the input planes, which this tile no longer reads; its map
+    // writes the output plane only after the barrier that follows those copies.
+  }
+}
+
+}  // namespace rowwise
