@@ -3,6 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <type_traits>
@@ -102,8 +103,8 @@ cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::init
     for (const StridedOperand& o : *list) all[count++] = o;
   const int pack = common_pack_width(all.data(), count);
   const int64_t max_packs = max_packs_for(all.data(), count, cols, pack);
-  bool contiguous = true;
-  for (size_t i = 0; i < count; ++i) contiguous = contiguous && (all[i].row_stride == cols || rows == 1);
+  const bool contiguous = rows == 1 || std::all_of(all.begin(), all.begin() + count,
+                                                   [&](const StridedOperand& o) { return o.row_stride == cols; });
   return run_rows<Op, MaxPack>(io, rows, cols, pack, all[0].elem_bytes, max_packs, contiguous, options, stream,
                                workspace);
 }

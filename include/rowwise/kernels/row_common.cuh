@@ -29,7 +29,7 @@ template <int N, class Io> inline constexpr int kPackStoredBytes = sizeof(Packed
 // Packs in a row of `cols` elements starting at lane `phase` of its first pack.
 __host__ __device__ inline int64_t packs_in_row(int64_t cols, int phase, int n) { return (cols + phase + n - 1) / n; }
 
-// Row `row` as the block strategies walk it: its addresses, the lane of its element 0 in its pack,
+// Row `row` as the strategies that take a row at a time walk it: its addresses, the lane of its element 0 in its pack,
 // and its packs.
 template <class Io> struct RowSpan {
   typename Io::Row io;

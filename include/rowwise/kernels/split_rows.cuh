@@ -69,8 +69,9 @@ __device__ inline SplitSlice split_slice(const Io& io, int64_t item, int64_t col
   SplitSlice s;
   s.row = item / layout.chunks;
   s.chunk = item - s.row * layout.chunks;
-  s.phase = io.row(s.row).template phase<N>();
-  const int64_t packs = packs_in_row(cols, s.phase, N);
+  const RowSpan<Io> span = row_span<N>(io, s.row, cols);
+  s.phase = span.phase;
+  const int64_t packs = span.packs;
   s.begin = s.chunk * layout.chunk_packs;
   s.end = packs < s.begin + layout.chunk_packs ? packs : s.begin + layout.chunk_packs;
   s.held_end = s.end < s.begin + layout.held_packs ? s.end : s.begin + layout.held_packs;
