@@ -69,14 +69,47 @@ TEST(Dispatch, WarpRowsUpTo1024Floats) {
   EXPECT_EQ(bf16_1024.strategy, Strategy::kWarp);
   EXPECT_EQ(bf16_1024.width, 16);
   EXPECT_EQ(bf16_1024.packs_per_lane, 8);
-  EXPECT_EQ(choose(aligned_shape(2048, 2, 8)).strategy, Strategy::kWarp);
   EXPECT_EQ(choose(aligned_shape(1025, 4, 1)).strategy, Strategy::kBlock);
 }
 
+// 16-bit rows of whole packs longer than kWarp16BitRowBytes go to one-warp blocks (64 registers);
+// ragged ones, the gradients' 16-bit rows (two operands, 4 bytes an element on chip) and fp32 rows
+// stay on warps up to 4 KB.
+TEST(Dispatch, Longer16BitRowsOfWholePacksInOneWarpBlocks) {
+  EXPECT_EQ(choose(aligned_shape(1280, 2, 8)).strategy, Strategy::kWarp);
+  const Plan bf16_2048 = choose(aligned_shape(2048, 2, 8));
+  EXPECT_EQ(bf16_2048.strategy, Strategy::kBlock);
+  EXPECT_EQ(bf16_2048.threads, 32);
+  EXPECT_EQ(choose(aligned_shape(1288, 2, 8)).strategy, Strategy::kBlock);
+  EXPECT_EQ(choose(aligned_shape(1289, 2, 8)).strategy, Strategy::kWarp);  // ragged
+  RowShape misaligned = aligned_shape(1600, 2, 8);  // every row one element off a 16-byte boundary
+  misaligned.max_packs = rowwise::packs_in_row(1600, 1, 8);
+  EXPECT_EQ(choose(misaligned).strategy, Strategy::kWarp);
+  RowShape gradient = aligned_shape(1024, 2, 8);  // y and dy: 4 bytes an element on chip
+  gradient.value_bytes = 4;
+  gradient.inputs = 2;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kWarp);
+  EXPECT_EQ(choose(aligned_shape(1000, 4, 4)).strategy, Strategy::kWarp);
+}
+
+// Every element size and operand count finds a strategy at every length class.
+TEST(Dispatch, EveryElementAndOperandCountHasAPlan) {
+  for (int elem_bytes : {2, 4, 8}) {
+    for (int inputs : {1, 2}) {
+      for (int64_t cols : {1, 7, 64, 1000, 2048, 3001, 50000, 1 << 20}) {
+        RowShape s = aligned_shape(cols, elem_bytes, 16 / elem_bytes);
+        s.value_bytes = elem_bytes * inputs;
+        s.inputs = inputs;
+        choose(s);
+      }
+    }
+  }
+}
+
 TEST(Dispatch, WarpRowsFillTheirLanes) {
-  const Plan bf16_1500 = choose(aligned_shape(1500, 2, 8));  // 188 packs: 32 lanes of 6 (8 would leave 68 empty)
-  EXPECT_EQ(bf16_1500.width, 32);
-  EXPECT_EQ(bf16_1500.packs_per_lane, 6);
+  const Plan bf16_1300 = choose(aligned_shape(1300, 2, 8));  // 163 packs: 32 lanes of 6 (8 would leave 93 empty)
+  EXPECT_EQ(bf16_1300.width, 32);
+  EXPECT_EQ(bf16_1300.packs_per_lane, 6);
   const Plan fp32_520 = choose(aligned_shape(520, 4, 4));  // 130 packs: 32 lanes of 5
   EXPECT_EQ(fp32_520.width, 32);
   EXPECT_EQ(fp32_520.packs_per_lane, 5);

@@ -36,6 +36,8 @@ struct RowShape {
   int elem_bytes() const { return pack_bytes / pack; }  // of one operand's element in memory
   // Rows not a whole number of the widest packs: their starts drift off 16-byte boundaries.
   bool ragged() const { return cols % (kMaxPackBytes / elem_bytes()) != 0; }
+  // Rows that start and end on 16-byte boundaries: whole packs of the widest width, no edges.
+  bool whole_packs() const { return pack_bytes == kMaxPackBytes && max_packs * pack == cols; }
 };
 
 // kStoredBytesPerThread (kernels/row_common.cuh): bytes of row one thread keeps in registers for a
@@ -85,36 +87,53 @@ inline constexpr int kSystemSmemPerBlock = 1024;
 // much as streaming this many bytes.
 inline constexpr int64_t kMinSplitSliceBytes = 16384;
 
+// Which rows a rule takes by their ends (RowShape::ragged, RowShape::whole_packs).
+enum class RowEnds { kAny, kRagged, kWholePacks };
+
 struct StrategyRule {
   Strategy strategy;
   int64_t max_row_value_bytes;  // rows with more on-chip bytes go further down the table
   bool only_few_rows;           // only while there are fewer rows than SMs
   int min_inputs;               // only for ops reading at least this many operands per element
-  int64_t max_ragged_cols;      // only for ragged rows of at most this many columns (kUnbounded: any row)
-  int max_elem_bytes;           // only for elements of at most this many bytes
+  RowEnds ends;                 // only for ragged rows, or only for rows of whole packs
+  int64_t max_cols;             // only for rows of at most this many columns
+  int max_elem_bytes;           // only for elements of at most this many bytes (one operand's, in memory)
+  int max_value_bytes;          // only for elements of at most this many bytes on chip (all operands)
   const char* evidence;
 };
 
 inline constexpr int64_t kUnbounded = INT64_MAX;
 
-inline constexpr int kAnyElement = 8;
+inline constexpr int kAnyElement = 8;       // max_elem_bytes of any element (fp64)
+inline constexpr int kAnyValue = INT32_MAX;  // max_value_bytes of any row (fp64 gradients take 16)
+
+// 16-bit rows (one operand) of whole packs longer than this go to block rows: a row of up to 2048
+// columns is then a one-warp block bounded to 64 registers, where warp lanes of 6-8 packs took 72-96
+// (5-7 blocks of 4 warps an SM). bf16 softmax 1344 / 1600 / 2040 columns 80 / 81 / 83 -> 86 / 93 /
+// 94 %; but 1024 77 against 85 % (blocks of 4 packs a thread), 1280 about equal, and ragged rows
+// slower in blocks (1345 / 1401: 79 / 81 -> 66 / 69 %: a partial pack's thread holds up its block).
+inline constexpr int64_t kWarp16BitRowBytes = 2560;
 
 inline constexpr StrategyRule kStrategyRules[] = {
-    {Strategy::kTile, kUnbounded, false, 1, kTileThreadRowCols, 4,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue,
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
-    {Strategy::kWarp, 4096, false, 1, kUnbounded, kAnyElement,
+    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2,
+     "docs/perf.md#dispatch: 16-bit rows in warps up to 1280 columns"},
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kWholePacks, kUnbounded, kAnyElement, 2,
+     "docs/perf.md#dispatch: 16-bit rows of whole packs, 1281-2048 columns: one-warp blocks"},
+    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
-    {Strategy::kCluster, 524288, true, 1, kUnbounded, kAnyElement,
+    {Strategy::kCluster, 524288, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: fewer rows than SMs spread over clusters"},
-    {Strategy::kCluster, kUnbounded, true, 2, kUnbounded, kAnyElement,
+    {Strategy::kCluster, kUnbounded, true, 2, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: gradients up to 1 MB: cluster ahead of split"},
-    {Strategy::kBlock, 65536, false, 1, kUnbounded, kAnyElement,
+    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
-    {Strategy::kSplit, kUnbounded, true, 1, kUnbounded, kAnyElement,
+    {Strategy::kSplit, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
-    {Strategy::kBlockSmem, kUnbounded, false, 1, kUnbounded, kAnyElement,
+    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory"},
-    {Strategy::kSplit, kUnbounded, false, 1, kUnbounded, kAnyElement,
+    {Strategy::kSplit, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
 };
 
@@ -295,8 +314,10 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
   if (forced != Strategy::kAuto) return plan_for(forced, shape, dev, plan);
   for (const StrategyRule& rule : kStrategyRules) {
     if ((rule.only_few_rows && shape.rows >= dev.sm_count) || shape.inputs < rule.min_inputs) continue;
-    if (rule.max_ragged_cols != kUnbounded && !(shape.ragged() && shape.cols <= rule.max_ragged_cols)) continue;
-    if (shape.elem_bytes() > rule.max_elem_bytes) continue;
+    if ((rule.ends == RowEnds::kRagged && !shape.ragged()) || (rule.ends == RowEnds::kWholePacks && !shape.whole_packs()))
+      continue;
+    if (shape.cols > rule.max_cols || shape.elem_bytes() > rule.max_elem_bytes || shape.value_bytes > rule.max_value_bytes)
+      continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;
