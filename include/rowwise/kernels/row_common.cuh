@@ -45,6 +45,16 @@ template <int N, class Io> __device__ inline RowSpan<Io> row_span(const Io& io, 
 // Most packs any row can span, whatever its phase: what a strategy holding the row must hold.
 __host__ __device__ inline int64_t max_packs_in_row(int64_t cols, int n) { return packs_in_row(cols, n - 1, n); }
 
+// Column and pack indices within a row come in the type I of the row's length (deduced from `cols`;
+// the others follow it). Warp rows (at most 2048 columns) pass int: with 64-bit indices ptxas gave
+// bf16 lanes of 8 packs 96 registers (80 with 32-bit), and every bounds test and address took two
+// instructions; 16-bit warp rows gained 3-12 points of copy (docs/perf.md). The other strategies
+// pass int64_t (split and two_pass rows may pass 2^31 columns).
+template <class T> struct NoDeduce {
+  using type = T;
+};
+template <class T> using no_deduce = typename NoDeduce<T>::type;
+
 template <class Op, int N, class RowIo> __device__ inline PackedOf<RowIo, N> pad_pack() {
   typename Op::In v[N];
 #pragma unroll
@@ -53,13 +63,13 @@ template <class Op, int N, class RowIo> __device__ inline PackedOf<RowIo, N> pad
 }
 
 // The pack whose first slot is row element first_col.
-template <class Op, int N, class RowIo>
-__device__ inline PackedOf<RowIo, N> load_pack_of_row(const RowIo& io, int64_t first_col, int64_t cols) {
+template <class Op, int N, class RowIo, class I>
+__device__ inline PackedOf<RowIo, N> load_pack_of_row(const RowIo& io, no_deduce<I> first_col, I cols) {
   if (first_col >= 0 && first_col + N <= cols) return io.template load_packed<N>(first_col);
   typename Op::In v[N];
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const int64_t c = first_col + i;
+    const I c = first_col + i;
     if (c >= 0 && c < cols) io.template load<1>(v + i, c);
     else v[i] = Op::pad();
   }
@@ -67,38 +77,38 @@ __device__ inline PackedOf<RowIo, N> load_pack_of_row(const RowIo& io, int64_t f
 }
 
 // The pack whose first slot is row element first_col if it lies wholly inside the row, else pads.
-template <class Op, int N, class RowIo>
-__device__ inline PackedOf<RowIo, N> whole_pack_of_row(const RowIo& io, int64_t first_col, int64_t cols) {
+template <class Op, int N, class RowIo, class I>
+__device__ inline PackedOf<RowIo, N> whole_pack_of_row(const RowIo& io, no_deduce<I> first_col, I cols) {
   if (first_col >= 0 && first_col + N <= cols) return io.template load_packed<N>(first_col);
   return pad_pack<Op, N, RowIo>();
 }
 
-template <int N, class RowIo, class Acc>
-__device__ inline void store_pack_of_row(const RowIo& io, const Acc* src, int64_t first_col, int64_t cols) {
+template <int N, class RowIo, class Acc, class I>
+__device__ inline void store_pack_of_row(const RowIo& io, const Acc* src, no_deduce<I> first_col, I cols) {
   if (first_col >= 0 && first_col + N <= cols) {
     io.template store<N>(src, first_col);
     return;
   }
 #pragma unroll
   for (int i = 0; i < N; ++i) {
-    const int64_t c = first_col + i;
+    const I c = first_col + i;
     if (c >= 0 && c < cols) io.template store<1>(src + i, c);
   }
 }
 
 // Map one pack's values with the row's constants and store them.
-template <class Op, int N, class RowIo>
+template <class Op, int N, class RowIo, class I>
 __device__ inline void map_and_store_values(const RowIo& io, const typename Op::In* v, const typename Op::Final& fin,
-                                            int64_t first_col, int64_t cols) {
+                                            no_deduce<I> first_col, I cols) {
   typename Op::Acc out[N];
 #pragma unroll
   for (int i = 0; i < N; ++i) out[i] = Op::map(v[i], fin);
   store_pack_of_row<N>(io, out, first_col, cols);
 }
 
-template <class Op, int N, class RowIo>
+template <class Op, int N, class RowIo, class I>
 __device__ inline void map_and_store_pack(const RowIo& io, const PackedOf<RowIo, N>& packed,
-                                          const typename Op::Final& fin, int64_t first_col, int64_t cols) {
+                                          const typename Op::Final& fin, no_deduce<I> first_col, I cols) {
   typename Op::In v[N];
   RowIo::template unpack<N>(packed, v);
   map_and_store_values<Op, N>(io, v, fin, first_col, cols);
@@ -118,17 +128,16 @@ struct RowEdge {
   int head = 0;  // elements before the first whole pack
   int tail = 0;  // elements after the last whole pack
   __device__ int elements() const { return head + tail; }
-  __device__ int64_t col(int e, int64_t cols) const { return e < head ? e : cols - tail + (e - head); }
+  template <class I> __device__ I col(int e, I cols) const { return e < head ? e : cols - tail + (e - head); }
 };
-template <int N> __device__ inline RowEdge row_edge(int64_t cols, int phase) {
+template <int N, class I> __device__ inline RowEdge row_edge(I cols, int phase) {
   const int head = phase == 0 ? 0 : static_cast<int>(cols < N - phase ? cols : N - phase);
   return {head, static_cast<int>((cols - head) % N)};
 }
 
 // Loads the edge elements thread `t` of `threads` takes; slots without one hold pads.
-template <class Op, int N, class RowIo>
-__device__ inline void load_edge(const RowIo& io, typename Op::In* e, const RowEdge& edge, int t, int threads,
-                                 int64_t cols) {
+template <class Op, int N, class RowIo, class I>
+__device__ inline void load_edge(const RowIo& io, typename Op::In* e, const RowEdge& edge, int t, int threads, I cols) {
 #pragma unroll
   for (int s = 0; s < kEdgeSlots<N>; ++s) {
     const int i = t + s * threads;
@@ -137,9 +146,9 @@ __device__ inline void load_edge(const RowIo& io, typename Op::In* e, const RowE
   }
 }
 
-template <class Op, int N, class RowIo>
+template <class Op, int N, class RowIo, class I>
 __device__ inline void map_and_store_edge(const RowIo& io, const typename Op::In* e, const typename Op::Final& fin,
-                                          const RowEdge& edge, int t, int threads, int64_t cols) {
+                                          const RowEdge& edge, int t, int threads, I cols) {
 #pragma unroll
   for (int s = 0; s < kEdgeSlots<N>; ++s) {
     const int i = t + s * threads;
@@ -150,18 +159,18 @@ __device__ inline void map_and_store_edge(const RowIo& io, const typename Op::In
 }
 
 // Pack p lies wholly inside the row: past a partial first pack, before the end.
-template <int N> __device__ inline bool is_whole_pack(int64_t p, int phase, int64_t cols) {
+template <int N, class I> __device__ inline bool is_whole_pack(no_deduce<I> p, int phase, I cols) {
   return p >= (phase != 0) && p < (cols + phase) / N;
 }
 
 // Loads U packs of a row, first, first + stride, ...; those past the row's end hold pads.
 // With kWholeOnly, partial packs hold pads too (their elements are the edge's).
-template <class Op, int N, int U, bool kWholeOnly = false, class RowIo>
-__device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v, int64_t first, int64_t stride,
-                                          int64_t packs, int phase, int64_t cols) {
+template <class Op, int N, int U, bool kWholeOnly = false, class RowIo, class I>
+__device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v, no_deduce<I> first,
+                                          no_deduce<I> stride, no_deduce<I> packs, int phase, I cols) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
-    const int64_t p = first + u * stride;
+    const I p = first + u * stride;
     if constexpr (kWholeOnly) {
       v[u] = p < packs ? whole_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
     } else {
@@ -218,13 +227,13 @@ inline constexpr bool kOpTakesEdgeInBlockRows<Op, std::void_t<decltype(Op::kEdge
 // log_softmax block: 103 registers; bounded to 64 it spilled 160 bytes, with unpack_again nothing).
 // Warp kernels keep unpack: with unpack_again their lanes took more (bf16 lanes of 4 packs: 80-85
 // registers against 56).
-template <class Op, int N, int U, bool kUnpackAgain, bool kWholeOnly = false, class RowIo>
+template <class Op, int N, int U, bool kUnpackAgain, bool kWholeOnly = false, class RowIo, class I>
 __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v,
-                                                   const typename Op::Final& fin, int64_t first, int64_t stride,
-                                                   int64_t packs, int phase, int64_t cols) {
+                                                   const typename Op::Final& fin, no_deduce<I> first,
+                                                   no_deduce<I> stride, no_deduce<I> packs, int phase, I cols) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
-    const int64_t p = first + u * stride;
+    const I p = first + u * stride;
     if (kWholeOnly ? !is_whole_pack<N>(p, phase, cols) : p >= packs) continue;
     typename Op::In values[N];
     RowIo::template launder<N>(v[u]);

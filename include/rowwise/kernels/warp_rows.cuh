@@ -23,6 +23,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // Groups of one row at a time (R = 1) take their rows' edges; the planner gives them K >= 3 and so
   // 8 lanes or more (kMinEdgeThreads), which launch_warp checks.
   constexpr bool lanes_take_edge = R == 1;
+  const int row_cols = static_cast<int>(cols);  // a warp row holds at most 32 * 8 packs: 32-bit indices
   for (int64_t base = warp * groups * R; base < rows; base += warps * groups * R) {
     PackedOf<RowIo, N> v[R][K];
     typename Op::In edge_values[R][kEdgeSlots<N>];
@@ -33,13 +34,13 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const int64_t row = base + r * groups + group;
       const auto row_io = io.row(row < rows ? row : 0);
       phase[r] = row_io.template phase<N>();
-      const int64_t packs = row < rows ? packs_in_row(cols, phase[r], N) : 0;
+      const int packs = row < rows ? static_cast<int>(packs_in_row(row_cols, phase[r], N)) : 0;
       if constexpr (lanes_take_edge) {
-        load_strided_packs<Op, N, K, true>(row_io, v[r], group_lane, width, packs, phase[r], cols);
-        edge[r] = row < rows ? row_edge<N>(cols, phase[r]) : RowEdge{};
-        load_edge<Op, N>(row_io, edge_values[r], edge[r], group_lane, width, cols);
+        load_strided_packs<Op, N, K, true>(row_io, v[r], group_lane, width, packs, phase[r], row_cols);
+        edge[r] = row < rows ? row_edge<N>(row_cols, phase[r]) : RowEdge{};
+        load_edge<Op, N>(row_io, edge_values[r], edge[r], group_lane, width, row_cols);
       } else {
-        load_strided_packs<Op, N, K>(row_io, v[r], group_lane, width, packs, phase[r], cols);
+        load_strided_packs<Op, N, K>(row_io, v[r], group_lane, width, packs, phase[r], row_cols);
       }
     }
     // Reduce all R rows before the first shuffle: their chains are independent and interleave.
@@ -56,13 +57,14 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const int64_t row = base + r * groups + group;
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
-      const int64_t packs = packs_in_row(cols, phase[r], N);
+      const int packs = static_cast<int>(packs_in_row(row_cols, phase[r], N));
       const auto row_io = io.row(row);
       if constexpr (lanes_take_edge) {
-        map_and_store_strided_packs<Op, N, K, false, true>(row_io, v[r], fin, group_lane, width, packs, phase[r], cols);
-        map_and_store_edge<Op, N>(row_io, edge_values[r], fin, edge[r], group_lane, width, cols);
+        map_and_store_strided_packs<Op, N, K, false, true>(row_io, v[r], fin, group_lane, width, packs, phase[r],
+                                                           row_cols);
+        map_and_store_edge<Op, N>(row_io, edge_values[r], fin, edge[r], group_lane, width, row_cols);
       } else {
-        map_and_store_strided_packs<Op, N, K, false>(row_io, v[r], fin, group_lane, width, packs, phase[r], cols);
+        map_and_store_strided_packs<Op, N, K, false>(row_io, v[r], fin, group_lane, width, packs, phase[r], row_cols);
       }
       if (group_lane == 0) Op::emit(io, row, fin);
     }
