@@ -112,6 +112,8 @@ inline constexpr int kAnyValue = INT32_MAX;  // max_value_bytes of any row (fp64
 // (5-7 blocks of 4 warps an SM). bf16 softmax 1344 / 1600 / 2040 columns 80 / 81 / 83 -> 86 / 93 /
 // 94 %; but 1024 77 against 85 % (blocks of 4 packs a thread), 1280 about equal, and ragged rows
 // slower in blocks (1345 / 1401: 79 / 81 -> 66 / 69 %: a partial pack's thread holds up its block).
+// Measured before warp rows took 32-bit indices (lanes of 6-8 packs now 64-80 registers, 1280
+// columns 88 -> 95 %): to be measured again against them.
 inline constexpr int64_t kWarp16BitRowBytes = 2560;
 
 inline constexpr StrategyRule kStrategyRules[] = {
