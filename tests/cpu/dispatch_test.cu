@@ -72,24 +72,46 @@ TEST(Dispatch, WarpRowsUpTo1024Floats) {
   EXPECT_EQ(choose(aligned_shape(1025, 4, 1)).strategy, Strategy::kBlock);
 }
 
-// 16-bit rows of whole packs longer than kWarp16BitRowBytes go to one-warp blocks (64 registers);
-// ragged ones, the gradients' 16-bit rows (two operands, 4 bytes an element on chip) and fp32 rows
-// stay on warps up to 4 KB.
-TEST(Dispatch, Longer16BitRowsOfWholePacksInOneWarpBlocks) {
+// 16-bit rows longer than kWarp16BitRowBytes go to one-warp blocks (64 registers); the gradients'
+// 16-bit rows (two operands, 4 bytes an element on chip) and fp32 rows stay on warps up to 4 KB.
+TEST(Dispatch, Longer16BitRowsInOneWarpBlocks) {
   EXPECT_EQ(choose(aligned_shape(1280, 2, 8)).strategy, Strategy::kWarp);
   const Plan bf16_2048 = choose(aligned_shape(2048, 2, 8));
   EXPECT_EQ(bf16_2048.strategy, Strategy::kBlock);
   EXPECT_EQ(bf16_2048.threads, 32);
+  EXPECT_FALSE(bf16_2048.edge);
   EXPECT_EQ(choose(aligned_shape(1288, 2, 8)).strategy, Strategy::kBlock);
-  EXPECT_EQ(choose(aligned_shape(1289, 2, 8)).strategy, Strategy::kWarp);  // ragged
-  RowShape misaligned = aligned_shape(1600, 2, 8);  // every row one element off a 16-byte boundary
-  misaligned.max_packs = rowwise::packs_in_row(1600, 1, 8);
-  EXPECT_EQ(choose(misaligned).strategy, Strategy::kWarp);
   RowShape gradient = aligned_shape(1024, 2, 8);  // y and dy: 4 bytes an element on chip
   gradient.value_bytes = 4;
   gradient.inputs = 2;
   EXPECT_EQ(choose(gradient).strategy, Strategy::kWarp);
   EXPECT_EQ(choose(aligned_shape(1000, 4, 4)).strategy, Strategy::kWarp);
+}
+
+// 16-bit block rows with partial packs give their edge to the first threads and hold whole packs
+// only: a ragged row of 2049 columns (up to 257 packs) fits one warp of 8 packs a thread.
+RowShape ragged_shape(int64_t cols, int elem_bytes, int pack) {
+  RowShape s = aligned_shape(cols, elem_bytes, pack);
+  s.max_packs = rowwise::max_packs_in_row(cols, pack);
+  return s;
+}
+TEST(Dispatch, BlockRowsWithPartialPacksTakeTheEdge) {
+  const Plan ragged_1289 = choose(ragged_shape(1289, 2, 8));
+  EXPECT_EQ(ragged_1289.strategy, Strategy::kBlock);
+  EXPECT_TRUE(ragged_1289.edge);
+  const Plan ragged_2049 = choose(ragged_shape(2049, 2, 8));
+  EXPECT_EQ(ragged_2049.strategy, Strategy::kBlock);
+  EXPECT_TRUE(ragged_2049.edge);
+  EXPECT_EQ(ragged_2049.threads, 32);
+  EXPECT_EQ(ragged_2049.packs_per_thread, 8);
+  RowShape misaligned = aligned_shape(1600, 2, 8);  // every row one element off a 16-byte boundary
+  misaligned.max_packs = rowwise::packs_in_row(1600, 1, 8);
+  EXPECT_TRUE(choose(misaligned).edge);
+  EXPECT_FALSE(choose(ragged_shape(3001, 4, 4)).edge);  // fp32 rows keep their partial packs
+  EXPECT_FALSE(choose(ragged_shape(3001, 2, 4)).edge);  // 8-byte packs: at most 3 elements an end
+  const Plan tiny = choose(ragged_shape(7, 2, 8), Strategy::kBlock);  // no whole pack at all
+  EXPECT_TRUE(tiny.edge);
+  EXPECT_EQ(tiny.threads, 32);
 }
 
 // Every element size and operand count finds a strategy at every length class.
@@ -107,7 +129,7 @@ TEST(Dispatch, EveryElementAndOperandCountHasAPlan) {
 }
 
 TEST(Dispatch, WarpRowsFillTheirLanes) {
-  const Plan bf16_1300 = choose(aligned_shape(1300, 2, 8));  // 163 packs: 32 lanes of 6 (8 would leave 93 empty)
+  const Plan bf16_1300 = choose(aligned_shape(1300, 2, 8), Strategy::kWarp);  // 163 packs: 32 lanes of 6, not 8
   EXPECT_EQ(bf16_1300.width, 32);
   EXPECT_EQ(bf16_1300.packs_per_lane, 6);
   const Plan fp32_520 = choose(aligned_shape(520, 4, 4));  // 130 packs: 32 lanes of 5

@@ -223,7 +223,13 @@ cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, 
         if (plan.strategy == Strategy::kCluster) return launch_cluster<Op, N, k>(io, shape, plan, stream, workspace);
       }
       if constexpr (k != kNarrowBlockPacks || sizeof(typename Op::Acc) <= 4) {
-        if (plan.strategy == Strategy::kBlock) return launch_row_blocks(block_rows_kernel<Op, N, k, Io>, io, shape, plan, stream);
+        if (plan.strategy == Strategy::kBlock) {
+          constexpr bool kOpEdge = kOpTakesEdgeInBlockRows<Op>;
+          if constexpr (!kOpEdge && kBlockEdgePacks<N, Io>) {
+            if (plan.edge) return launch_row_blocks(block_rows_kernel<Op, N, k, true, Io>, io, shape, plan, stream);
+          }
+          return launch_row_blocks(block_rows_kernel<Op, N, k, kOpEdge, Io>, io, shape, plan, stream);
+        }
       }
     }
   }

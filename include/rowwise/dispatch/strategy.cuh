@@ -36,8 +36,8 @@ struct RowShape {
   int elem_bytes() const { return pack_bytes / pack; }  // of one operand's element in memory
   // Rows not a whole number of the widest packs: their starts drift off 16-byte boundaries.
   bool ragged() const { return cols % (kMaxPackBytes / elem_bytes()) != 0; }
-  // Rows that start and end on 16-byte boundaries: whole packs of the widest width, no edges.
-  bool whole_packs() const { return pack_bytes == kMaxPackBytes && max_packs * pack == cols; }
+  // Rows that start or end inside a pack (ragged, or off their packs' boundaries).
+  bool partial_packs() const { return max_packs * pack != cols; }
 };
 
 // kStoredBytesPerThread (kernels/row_common.cuh): bytes of row one thread keeps in registers for a
@@ -61,6 +61,17 @@ inline constexpr int kMinGroupBytes = 128;
 // Register-resident block rows: K packs per thread (instantiated for these); the largest block and
 // the registers for each are block_budget of K and its stored bytes (kernels/block_rows.cuh).
 inline constexpr int kBlockPacksPerThread[] = {4, kNarrowBlockPacks, 8};
+// 16-bit rows with partial packs in block rows: the block's first threads take the row's edge (its
+// partial first and last packs, one element a thread) and the block holds whole packs only (cols / 8
+// of them), where the thread owning a partial pack moved it element by element while its block
+// waited. H200: bf16 softmax 3689 / 7349 / 13435 columns 87 / 85 / 86 -> 93 / 94 / 93 %, absmax_scale
+// 2199 80 -> 94 %, int8 outputs +5-11. Rows of whole packs keep the kernel without edge code (with
+// it, bf16 int8 outputs of 13440 columns 96 -> 90 %), and so do fp32 rows (fp8 outputs of 12345
+// columns 94 -> 88 %). Gradient ops take the edge in every block row (kOpTakesEdgeInBlockRows).
+inline bool block_rows_take_edge(const RowShape& shape) {
+  return shape.partial_packs() && shape.elem_bytes() == 2 && shape.pack_bytes == kMaxPackBytes;
+}
+
 // block_smem and two_pass: as many threads as the batch each thread holds allows (a backward batch of
 // fp32 spilled at 1024 threads).
 inline int stream_block_threads(const RowShape& shape, int batch) {
@@ -87,15 +98,15 @@ inline constexpr int kSystemSmemPerBlock = 1024;
 // much as streaming this many bytes.
 inline constexpr int64_t kMinSplitSliceBytes = 16384;
 
-// Which rows a rule takes by their ends (RowShape::ragged, RowShape::whole_packs).
-enum class RowEnds { kAny, kRagged, kWholePacks };
+// Which rows a rule takes by their ends (RowShape::ragged).
+enum class RowEnds { kAny, kRagged };
 
 struct StrategyRule {
   Strategy strategy;
   int64_t max_row_value_bytes;  // rows with more on-chip bytes go further down the table
   bool only_few_rows;           // only while there are fewer rows than SMs
   int min_inputs;               // only for ops reading at least this many operands per element
-  RowEnds ends;                 // only for ragged rows, or only for rows of whole packs
+  RowEnds ends;                 // only for ragged rows
   int64_t max_cols;             // only for rows of at most this many columns
   int max_elem_bytes;           // only for elements of at most this many bytes (one operand's, in memory)
   int max_value_bytes;          // only for elements of at most this many bytes on chip (all operands)
@@ -107,13 +118,12 @@ inline constexpr int64_t kUnbounded = INT64_MAX;
 inline constexpr int kAnyElement = 8;       // max_elem_bytes of any element (fp64)
 inline constexpr int kAnyValue = INT32_MAX;  // max_value_bytes of any row (fp64 gradients take 16)
 
-// 16-bit rows (one operand) of whole packs longer than this go to block rows: a row of up to 2048
-// columns is then a one-warp block bounded to 64 registers, where warp lanes of 6-8 packs took 72-96
-// (5-7 blocks of 4 warps an SM). bf16 softmax 1344 / 1600 / 2040 columns 80 / 81 / 83 -> 86 / 93 /
-// 94 %; but 1024 77 against 85 % (blocks of 4 packs a thread), 1280 about equal, and ragged rows
-// slower in blocks (1345 / 1401: 79 / 81 -> 66 / 69 %: a partial pack's thread holds up its block).
-// Measured before warp rows took 32-bit indices (lanes of 6-8 packs now 64-80 registers, 1280
-// columns 88 -> 95 %): to be measured again against them.
+// 16-bit rows (one operand) longer than this go to block rows: a row of up to 2048 columns is then a
+// one-warp block bounded to 64 registers, where warp lanes of 6-8 packs took 72-96 (5-7 blocks of 4
+// warps an SM). Rows of whole packs: bf16 softmax 1344 / 1600 / 2040 columns 80 / 81 / 83 -> 86 /
+// 93 / 94 % (64-bit warp rows); 1024 77 against 85 % (blocks of 4 packs a thread). Ragged rows, once
+// block rows took their edge apart (block_rows_take_edge), against 32-bit warp rows: bf16 softmax
+// 1289 / 1559 / 1851 84 / 85 / 87 -> 87 / 93 / 94 %, but 1013 / 1103 90 / 83 -> 75 / 77 %.
 inline constexpr int64_t kWarp16BitRowBytes = 2560;
 
 inline constexpr StrategyRule kStrategyRules[] = {
@@ -121,8 +131,8 @@ inline constexpr StrategyRule kStrategyRules[] = {
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
     {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2,
      "docs/perf.md#dispatch: 16-bit rows in warps up to 1280 columns"},
-    {Strategy::kBlock, 4096, false, 1, RowEnds::kWholePacks, kUnbounded, kAnyElement, 2,
-     "docs/perf.md#dispatch: 16-bit rows of whole packs, 1281-2048 columns: one-warp blocks"},
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2,
+     "docs/perf.md#dispatch: 16-bit rows of 1281-2048 columns: one-warp blocks"},
     {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
     {Strategy::kCluster, 524288, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
@@ -150,6 +160,7 @@ struct Plan {
   int packs_per_lane = 0;   // warp: K
   int rows_per_group = 0;   // warp: R
   int packs_per_thread = 0; // block, cluster: K
+  bool edge = false;        // block: the first threads take the row's edge, the block whole packs only
   int cluster_size = 0;     // cluster: CTAs per row
   int rows_per_tile = 0;    // tile: rows a block stages at once
   int64_t smem_bytes = 0;   // dynamic shared memory
@@ -260,7 +271,9 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       return best_slots > 0;
     }
     case Strategy::kBlock:
-      return plan_block_slice(shape.max_packs, shape, true, plan);
+      plan->edge = block_rows_take_edge(shape);
+      return plan_block_slice(plan->edge ? std::max<int64_t>(1, shape.cols / shape.pack) : shape.max_packs, shape,
+                              true, plan);
     case Strategy::kCluster: {
       if (dev.cc_major < 9) return false;
       const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
@@ -316,8 +329,7 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
   if (forced != Strategy::kAuto) return plan_for(forced, shape, dev, plan);
   for (const StrategyRule& rule : kStrategyRules) {
     if ((rule.only_few_rows && shape.rows >= dev.sm_count) || shape.inputs < rule.min_inputs) continue;
-    if ((rule.ends == RowEnds::kRagged && !shape.ragged()) || (rule.ends == RowEnds::kWholePacks && !shape.whole_packs()))
-      continue;
+    if (rule.ends == RowEnds::kRagged && !shape.ragged()) continue;
     if (shape.cols > rule.max_cols || shape.elem_bytes() > rule.max_elem_bytes || shape.value_bytes > rule.max_value_bytes)
       continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;

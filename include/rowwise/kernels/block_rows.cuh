@@ -1,9 +1,10 @@
 // Strategy `block`: a row lives in the registers of a whole block (blockDim.x threads, K packs each),
 // reduced across warps through shared memory. A block loops over rows, so the grid needs only as many
 // blocks as fit on the GPU at once. The first threads take the row's edge (row_common.cuh) where
-// the op opts in.
+// the op opts in or the plan asks (kEdge below).
 #pragma once
 #include "../primitives/block_reduce.cuh"
+#include "../primitives/pack.cuh"
 #include "row_common.cuh"
 
 namespace rowwise {
@@ -30,7 +31,18 @@ template <int N, int K, class Io> inline constexpr int kBlockStoredBytes = K * k
 template <int N, int K, class Io>
 inline constexpr BlockBudget kBlockBudgetOf = block_budget(K, kBlockStoredBytes<N, K, Io>);
 
-template <class Op, int N, int K, class Io>
+// Packs for which block rows also come with the edge (kEdge below, for the plan's `edge`): the widest
+// packs of 16-bit elements in memory, the only ones dispatch gives it (functor Io has none in memory).
+template <class RowIo, class = void> inline constexpr int kStoredElementBytes = 0;
+template <class RowIo>
+inline constexpr int kStoredElementBytes<RowIo, std::void_t<typename RowIo::Stored>> = sizeof(typename RowIo::Stored);
+template <int N, class Io>
+inline constexpr bool kBlockEdgePacks = kStoredElementBytes<typename Io::Row> == 2 && N * 2 == kMaxPackBytes;
+
+// kEdge: the block's first threads take the row's edge and the block holds its whole packs only
+// (cols / N of them, where a ragged row spans up to two more): gradient ops always
+// (kOpTakesEdgeInBlockRows), the others for 16-bit rows with partial packs (the plan's `edge`).
+template <class Op, int N, int K, bool kEdge, class Io>
 __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads,
                                   min_blocks_per_sm<Op>(kBlockBudgetOf<N, K, Io>.max_threads, kBlockStoredBytes<N, K, Io>,
                                                         kBlockBudgetOf<N, K, Io>.registers))
@@ -39,31 +51,35 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads,
   using State = typename Op::State;
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
+  const int row_cols = static_cast<int>(cols);  // at most 1024 threads * 8 packs: 32-bit indices
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
-    const auto [row_io, phase, packs] = row_span<N>(io, row, cols);
+    const auto [row_io, phase, packs] = row_span<N>(io, row, row_cols);
+    // The packs [first_pack, end_pack) the block holds, this thread's first first.
+    const int first_pack = kEdge && phase != 0 ? 1 : 0;
+    const int end_pack = kEdge ? (row_cols + phase) / N : packs;
+    const int first = first_pack + threadIdx.x;
     PackedOf<RowIo, N> v[K];
-    constexpr bool kEdge = kOpTakesEdgeInBlockRows<Op>;
     State state;
     if constexpr (kEdge) {
       // The edge is folded into the state when loaded and loaded again to be stored: held across the
       // row's reduction, it made 16-bit blocks of 7-8 packs spill.
       typename Op::In e[kEdgeSlots<N>];
-      load_edge<Op, N>(row_io, e, row_edge<N>(cols, phase), threadIdx.x, blockDim.x, cols);
-      load_strided_packs<Op, N, K, true>(row_io, v, threadIdx.x, blockDim.x, packs, phase, cols);
+      load_edge<Op, N>(row_io, e, row_edge<N>(row_cols, phase), threadIdx.x, blockDim.x, row_cols);
+      load_strided_packs<Op, N, K, true>(row_io, v, first, blockDim.x, end_pack, phase, row_cols);
       state = Op::combine(reduce_packs<Op, N, K, RowIo>(v), Op::template reduce<kEdgeSlots<N>>(e));
     } else {
-      load_strided_packs<Op, N, K>(row_io, v, threadIdx.x, blockDim.x, packs, phase, cols);
+      load_strided_packs<Op, N, K>(row_io, v, first, blockDim.x, end_pack, phase, row_cols);
       state = reduce_packs<Op, N, K, RowIo>(v);
     }
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
-    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge>(row_io, v, fin, threadIdx.x, blockDim.x, packs,
-                                                                      phase, cols);
+    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge>(row_io, v, fin, first, blockDim.x, end_pack,
+                                                                      phase, row_cols);
     if constexpr (kEdge) {
-      const RowEdge edge = row_edge<N>(cols, phase);
+      const RowEdge edge = row_edge<N>(row_cols, phase);
       typename Op::In e[kEdgeSlots<N>];
-      load_edge<Op, N>(row_io, e, edge, threadIdx.x, blockDim.x, cols);
-      map_and_store_edge<Op, N>(row_io, e, fin, edge, threadIdx.x, blockDim.x, cols);
+      load_edge<Op, N>(row_io, e, edge, threadIdx.x, blockDim.x, row_cols);
+      map_and_store_edge<Op, N>(row_io, e, fin, edge, threadIdx.x, blockDim.x, row_cols);
     }
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }

@@ -23,33 +23,33 @@ inline constexpr int kSmemBatch = 4;
 // of copy, 92 % with the copies) and took fp32 gradient blocks to 87-95 registers.
 template <class Op, int N, class Io>
 __device__ inline typename Op::State copy_and_reduce_row(const typename Io::Row& io, const PlanarPacks<Io, N>& buf,
-                                                         int64_t packs, int phase, int64_t cols) {
+                                                         int packs, int phase, int cols) {
   using RowIo = typename Io::Row;
   typename Op::State state = Op::identity();
   if constexpr (RowIo::template kAsyncCopy<N>) {
-    for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
-      const int64_t col = p * N - phase;
+    for (int p = threadIdx.x; p < packs; p += blockDim.x) {
+      const int col = p * N - phase;
       if (col >= 0 && col + N <= cols) buf.copy_async(io, p, col);
       else buf.put(p, load_pack_of_row<Op, N>(io, col, cols));  // a partial pack at the row's ends
     }
     commit_async_copies();
     wait_async_copies<0>();
-    for (int64_t p0 = threadIdx.x; p0 < packs; p0 += kSmemBatch * blockDim.x) {
+    for (int p0 = threadIdx.x; p0 < packs; p0 += kSmemBatch * blockDim.x) {
       PackedOf<RowIo, N> v[kSmemBatch];
 #pragma unroll
       for (int u = 0; u < kSmemBatch; ++u) {
-        const int64_t p = p0 + u * blockDim.x;
+        const int p = p0 + u * blockDim.x;
         v[u] = p < packs ? buf.get(p) : pad_pack<Op, N, RowIo>();
       }
       state = Op::combine(state, reduce_packs<Op, N, kSmemBatch, RowIo>(v));
     }
   } else {
-    for (int64_t p0 = threadIdx.x; p0 < packs; p0 += kSmemBatch * blockDim.x) {
+    for (int p0 = threadIdx.x; p0 < packs; p0 += kSmemBatch * blockDim.x) {
       PackedOf<RowIo, N> v[kSmemBatch];
       load_strided_packs<Op, N, kSmemBatch>(io, v, p0, blockDim.x, packs, phase, cols);
 #pragma unroll
       for (int u = 0; u < kSmemBatch; ++u) {
-        const int64_t p = p0 + u * blockDim.x;
+        const int p = p0 + u * blockDim.x;
         if (p < packs) buf.put(p, v[u]);
       }
       state = Op::combine(state, reduce_packs<Op, N, kSmemBatch, RowIo>(v));
@@ -64,16 +64,17 @@ __global__ void __launch_bounds__(block_max_threads(kSmemBatch * kPackStoredByte
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   // Planes as long as the launch's buffer allows: the planner sizes it for the longest row it saw.
   const PlanarPacks<Io, N> buf{reinterpret_cast<typename PlanarPacks<Io, N>::Part*>(smem_bytes),
-                               dynamic_smem_bytes() / static_cast<int64_t>(sizeof(PackedOf<typename Io::Row, N>))};
+                               static_cast<int>(dynamic_smem_bytes() / sizeof(PackedOf<typename Io::Row, N>))};
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
+  const int row_cols = static_cast<int>(cols);  // a row fits shared memory: 32-bit indices
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
-    const auto [row_io, phase, packs] = row_span<N>(io, row, cols);
-    State state = copy_and_reduce_row<Op, N, Io>(row_io, buf, packs, phase, cols);
+    const auto [row_io, phase, packs] = row_span<N>(io, row, row_cols);
+    State state = copy_and_reduce_row<Op, N, Io>(row_io, buf, packs, phase, row_cols);
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
-    for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
-      map_and_store_pack<Op, N>(row_io, buf.get(p), fin, p * N - phase, cols);
+    for (int p = threadIdx.x; p < packs; p += blockDim.x) {
+      map_and_store_pack<Op, N>(row_io, buf.get(p), fin, p * N - phase, row_cols);
     }
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }

@@ -29,17 +29,18 @@ __global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>)
   const cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
   const unsigned size = cluster.num_blocks();
-  const int64_t slice_packs = static_cast<int64_t>(blockDim.x) * K;
+  const int slice_packs = blockDim.x * K;
+  const int row_cols = static_cast<int>(cols);  // at most 16 CTAs * 1024 threads * 8 packs: 32-bit indices
   __shared__ State slots[kMaxWarpsPerBlock];
   __shared__ State cta_state;
   __shared__ State row_state;
   for (int64_t row = blockIdx.x / size; row < rows; row += gridDim.x / size) {
     const auto row_io = io.row(row);
     const int phase = row_io.template phase<N>();
-    const int64_t packs = packs_in_row(cols, phase, N);
-    const int64_t first = rank * slice_packs + threadIdx.x;
+    const int packs = packs_in_row(row_cols, phase, N);
+    const int first = rank * slice_packs + threadIdx.x;
     PackedOf<RowIo, N> v[K];
-    load_strided_packs<Op, N, K>(row_io, v, first, blockDim.x, packs, phase, cols);
+    load_strided_packs<Op, N, K>(row_io, v, first, blockDim.x, packs, phase, row_cols);
     const State mine = block_allreduce(reduce_packs<Op, N, K, RowIo>(v), CombineOf<Op>{}, Op::identity(), slots);
     if (threadIdx.x == 0) cta_state = mine;
     cluster.sync();
@@ -51,7 +52,7 @@ __global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>)
     cluster_arrive();
     __syncthreads();
     const auto fin = Op::finalize(row_state);
-    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>>(row_io, v, fin, first, blockDim.x, packs, phase, cols);
+    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>>(row_io, v, fin, first, blockDim.x, packs, phase, row_cols);
     if (rank == 0 && threadIdx.x == 0) Op::emit(io, row, fin);
     cluster_wait();  // peers have read cta_state; the next row may overwrite it
   }

@@ -35,9 +35,9 @@ template <class Io, int N> struct PlanarPacks {
   using Part = typename PackPart<Packed, Io::kInputs>::type;
 
   Part* base;
-  int64_t capacity;  // packs of one operand's plane
+  int capacity;  // packs of one operand's plane (shared memory: 32-bit indices)
 
-  __device__ Packed get(int64_t p) const {
+  __device__ Packed get(int p) const {
     Part parts[Io::kInputs];
 #pragma unroll
     for (int i = 0; i < Io::kInputs; ++i) parts[i] = base[i * capacity + p];
@@ -45,14 +45,14 @@ template <class Io, int N> struct PlanarPacks {
     memcpy(&v, parts, sizeof(v));
     return v;
   }
-  __device__ void put(int64_t p, const Packed& v) const {
+  __device__ void put(int p, const Packed& v) const {
     Part parts[Io::kInputs];
     memcpy(parts, &v, sizeof(v));
 #pragma unroll
     for (int i = 0; i < Io::kInputs; ++i) base[i * capacity + p] = parts[i];
   }
   // Pack p from row element `col` on, asynchronously; only where RowIo::kAsyncCopy<N>.
-  __device__ void copy_async(const RowIo& io, int64_t p, int64_t col) const {
+  __device__ void copy_async(const RowIo& io, int p, int64_t col) const {
     io.template copy_async<N>(base + p, capacity * kPartBytes, col);
   }
 };

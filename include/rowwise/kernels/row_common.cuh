@@ -27,16 +27,16 @@ template <class RowIo, int N> using PackedOf = typename RowIo::template Packed<N
 template <int N, class Io> inline constexpr int kPackStoredBytes = sizeof(PackedOf<typename Io::Row, N>);
 
 // Packs in a row of `cols` elements starting at lane `phase` of its first pack.
-__host__ __device__ inline int64_t packs_in_row(int64_t cols, int phase, int n) { return (cols + phase + n - 1) / n; }
+template <class I> __host__ __device__ inline I packs_in_row(I cols, int phase, int n) { return (cols + phase + n - 1) / n; }
 
 // Row `row` as the strategies that take a row at a time walk it: its addresses, the lane of its element 0 in its pack,
-// and its packs.
-template <class Io> struct RowSpan {
+// and its packs (in the index type of the row's length, below).
+template <class Io, class I> struct RowSpan {
   typename Io::Row io;
   int phase;
-  int64_t packs;
+  I packs;
 };
-template <int N, class Io> __device__ inline RowSpan<Io> row_span(const Io& io, int64_t row, int64_t cols) {
+template <int N, class Io, class I> __device__ inline RowSpan<Io, I> row_span(const Io& io, int64_t row, I cols) {
   const auto row_io = io.row(row);
   const int phase = row_io.template phase<N>();
   return {row_io, phase, packs_in_row(cols, phase, N)};
@@ -46,10 +46,11 @@ template <int N, class Io> __device__ inline RowSpan<Io> row_span(const Io& io, 
 __host__ __device__ inline int64_t max_packs_in_row(int64_t cols, int n) { return packs_in_row(cols, n - 1, n); }
 
 // Column and pack indices within a row come in the type I of the row's length (deduced from `cols`;
-// the others follow it). Warp rows (at most 2048 columns) pass int: with 64-bit indices ptxas gave
-// bf16 lanes of 8 packs 96 registers (80 with 32-bit), and every bounds test and address took two
-// instructions; 16-bit warp rows gained 3-12 points of copy (docs/perf.md). The other strategies
-// pass int64_t (split and two_pass rows may pass 2^31 columns).
+// the others follow it). Strategies whose row lives on one SM or one cluster (warp, block,
+// block_smem, cluster: at most 16 * 1024 threads * 8 packs, or shared memory's bytes) pass int: with
+// 64-bit indices ptxas gave bf16 lanes of 8 packs 96 registers (80 with 32-bit), and every bounds
+// test and address took two instructions; 16-bit warp rows gained 3-12 points of copy
+// (docs/perf.md). Split and two_pass rows pass int64_t (they may pass 2^31 columns).
 template <class T> struct NoDeduce {
   using type = T;
 };
@@ -213,9 +214,10 @@ template <class Op, class = void> inline constexpr bool kOpUnpacksAgain = true;
 template <class Op>
 inline constexpr bool kOpUnpacksAgain<Op, std::void_t<decltype(Op::kUnpackAgain)>> = Op::kUnpackAgain;
 
-// Whether block rows give the row's edge to their first threads (else a partial pack's thread moves
-// it): an op sets kEdgeInBlockRows = true where that measured faster (the edge's extra instructions
-// and registers cost some ops more than it saved).
+// Whether block rows give every row's edge to their first threads (else a partial pack's thread moves
+// it, unless the plan asks for the edge: 16-bit rows with partial packs, dispatch/strategy.cuh): an
+// op sets kEdgeInBlockRows = true where that measured faster on every row (the edge's extra
+// instructions and registers cost some ops more than it saved on rows of whole packs).
 template <class Op, class = void> inline constexpr bool kOpTakesEdgeInBlockRows = false;
 template <class Op>
 inline constexpr bool kOpTakesEdgeInBlockRows<Op, std::void_t<decltype(Op::kEdgeInBlockRows)>> = Op::kEdgeInBlockRows;

@@ -69,7 +69,7 @@ __device__ inline SplitSlice split_slice(const Io& io, int64_t item, int64_t col
   SplitSlice s;
   s.row = item / layout.chunks;
   s.chunk = item - s.row * layout.chunks;
-  const RowSpan<Io> span = row_span<N>(io, s.row, cols);
+  const RowSpan<Io, int64_t> span = row_span<N>(io, s.row, cols);
   s.phase = span.phase;
   const int64_t packs = span.packs;
   s.begin = s.chunk * layout.chunk_packs;
@@ -137,7 +137,8 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
   constexpr int U = kSplitBatch<N, Io>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   __shared__ State slots[2][kMaxWarpsPerBlock];
-  const PlanarPacks<Io, N> held{reinterpret_cast<typename PlanarPacks<Io, N>::Part*>(smem_bytes), layout.held_packs};
+  const PlanarPacks<Io, N> held{reinterpret_cast<typename PlanarPacks<Io, N>::Part*>(smem_bytes),
+                                static_cast<int>(layout.held_packs)};
   const int64_t items = rows * layout.chunks;
   if (blockIdx.x >= items) return;
   // Each slice's copies start as soon as the previous slice's held packs are mapped (ptxas allocates

@@ -34,7 +34,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const int64_t row = base + r * groups + group;
       const auto row_io = io.row(row < rows ? row : 0);
       phase[r] = row_io.template phase<N>();
-      const int packs = row < rows ? static_cast<int>(packs_in_row(row_cols, phase[r], N)) : 0;
+      const int packs = row < rows ? packs_in_row(row_cols, phase[r], N) : 0;
       if constexpr (lanes_take_edge) {
         load_strided_packs<Op, N, K, true>(row_io, v[r], group_lane, width, packs, phase[r], row_cols);
         edge[r] = row < rows ? row_edge<N>(row_cols, phase[r]) : RowEdge{};
@@ -57,7 +57,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const int64_t row = base + r * groups + group;
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
-      const int packs = static_cast<int>(packs_in_row(row_cols, phase[r], N));
+      const int packs = packs_in_row(row_cols, phase[r], N);
       const auto row_io = io.row(row);
       if constexpr (lanes_take_edge) {
         map_and_store_strided_packs<Op, N, K, false, true>(row_io, v[r], fin, group_lane, width, packs, phase[r],

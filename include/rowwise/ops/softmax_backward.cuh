@@ -19,12 +19,11 @@ template <class A> struct SumOpBase {
   __device__ static Final finalize(State s) { return {s}; }
   template <class Io, class F> __device__ static void emit(const Io&, int64_t, const F&) {}
 
-  // Block rows give the row's edge to their first threads (kernels/row_common.cuh): 16-bit rows of
+  // Block rows give every row's edge to their first threads (kernels/row_common.cuh): 16-bit rows of
   // 1103-16384 columns not on 16-byte boundaries 67-96 -> 86-101 % (12325-13435 stay at 79-85 %),
-  // aligned ones unchanged. The forward and abs-max ops keep the partial packs in their owning
-  // thread: with the edge, 16-bit softmax blocks spilled (bf16 2200 columns 84 -> 71 %) and int8 /
-  // fp8 outputs, bound by instructions, lost 6-14 points on aligned rows (bf16 16384 to int8
-  // 96 -> 89 %; docs/perf.md).
+  // aligned ones unchanged. The forward and abs-max ops take it on 16-bit rows with partial packs
+  // only (the plan's `edge`): on aligned rows it cost them up to 10 points (bf16 13440 to int8
+  // 96 -> 90 %; docs/perf.md).
   static constexpr bool kEdgeInBlockRows = true;
 };
 
