@@ -114,6 +114,23 @@ TEST(Dispatch, BlockRowsWithPartialPacksTakeTheEdge) {
   EXPECT_EQ(tiny.threads, 32);
 }
 
+// Warp groups of one row hold its whole packs only (the lanes take the edge): a ragged bf16 row of 129
+// columns (up to 17 packs, 16 whole) fills 8 lanes of 2; 2 packs a lane take 2 rows a group only for
+// rows of whole packs.
+TEST(Dispatch, WarpRowsWithPartialPacksHoldWholePacks) {
+  for (int64_t cols : {73, 129}) {
+    const Plan p = choose(ragged_shape(cols, 2, 8));
+    EXPECT_EQ(p.strategy, Strategy::kWarp);
+    EXPECT_EQ(p.width, 8);
+    EXPECT_EQ(p.packs_per_lane, 2);
+    EXPECT_EQ(p.rows_per_group, 1);
+  }
+  EXPECT_EQ(choose(aligned_shape(128, 2, 8)).rows_per_group, 2);
+  const Plan bf16_513 = choose(ragged_shape(513, 2, 8));  // 64 whole packs: 8 lanes of 8
+  EXPECT_EQ(bf16_513.width, 8);
+  EXPECT_EQ(bf16_513.packs_per_lane, 8);
+}
+
 // Every element size and operand count finds a strategy at every length class.
 TEST(Dispatch, EveryElementAndOperandCountHasAPlan) {
   for (int elem_bytes : {2, 4, 8}) {

@@ -36,7 +36,7 @@ template <class Op, int N, int I, class Io>
 cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
                         cudaStream_t stream) {
   constexpr WarpConfig c = kWarpConfigs[I];
-  if (plan.packs_per_lane != c.packs_per_lane) {
+  if (plan.packs_per_lane != c.packs_per_lane || plan.rows_per_group != c.rows_per_group) {
     if constexpr (I + 1 < static_cast<int>(std::size(kWarpConfigs))) {
       return launch_warp<Op, N, I + 1>(io, shape, plan, stream);
     } else {

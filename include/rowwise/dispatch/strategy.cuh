@@ -48,13 +48,24 @@ struct RowShape {
 // in flight per lane). A group spans at least kMinGroupBytes per load instruction (or its whole row):
 // narrower groups touch each cache line in two instructions, which measured 47 % of copy for fp32
 // 128-col rows against 55 % with one pack per lane (docs/perf.md#dispatch).
+// Groups of one row at a time (R = 1) give the row's partial first and last packs to their lanes, one
+// element each, and hold its whole packs only; groups of several rows move partial packs in the
+// lane that holds them, element by element.
+enum class PackEnds { kAny, kWhole, kPartial };  // the rows a configuration takes (RowShape::partial_packs)
 struct WarpConfig {
   int packs_per_lane;
   int rows_per_group;
+  PackEnds ends;
 };
 // Every K up to 8, so that a row fills its lanes: with K in {1, 2, 4, 8} a row of 129-192 packs took
-// 256 slots and ran at the share it filled (fp32 553 columns 81 %, bf16 1500 columns 74 %).
-inline constexpr WarpConfig kWarpConfigs[] = {{1, 4}, {2, 2}, {3, 1}, {4, 1}, {5, 1}, {6, 1}, {7, 1}, {8, 1}};
+// 256 slots and ran at the share it filled (fp32 553 columns 81 %, bf16 1500 columns 74 %). At 2 packs
+// a lane, rows of whole packs go two a group and rows with partial packs one a group with their edge:
+// ragged bf16 softmax of 65-121 columns (two a group, partial packs in the lane) 33-55 -> 47-72 %,
+// 129 / 135 (8 lanes of 3 packs, a third empty) 64 / 66 -> 75 / 80 %.
+inline constexpr WarpConfig kWarpConfigs[] = {
+    {1, 4, PackEnds::kAny}, {2, 2, PackEnds::kWhole}, {2, 1, PackEnds::kPartial},
+    {3, 1, PackEnds::kAny}, {4, 1, PackEnds::kAny},   {5, 1, PackEnds::kAny},
+    {6, 1, PackEnds::kAny}, {7, 1, PackEnds::kAny},   {8, 1, PackEnds::kAny}};
 inline constexpr int64_t kWarpBlockBytes = 32 * 1024;  // input bytes one warp-strategy block moves
 inline constexpr int kMinGroupBytes = 128;
 
@@ -253,11 +264,17 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       // The group width and K whose slots (width * K) the row fills best; the narrowest among equals.
       const int max_k = kStoredBytesPerThread / (shape.pack * shape.value_bytes);
       const int64_t min_width = std::min<int64_t>({shape.max_packs, kMinGroupBytes / shape.pack_bytes, 32});
+      // Groups of one row at a time hold whole packs only (their lanes take the edge: warp_rows.cuh).
+      const int64_t whole_packs = std::max<int64_t>(1, shape.cols / shape.pack);
       int64_t best_slots = 0;
       for (int width = lanes_for(std::max<int64_t>(min_width, 1)); width <= 32; width *= 2) {
         for (const WarpConfig& c : kWarpConfigs) {
           const int64_t slots = int64_t(c.packs_per_lane) * width;
-          if (c.packs_per_lane > std::max(max_k, 1) || slots < shape.max_packs) continue;
+          const int64_t held = c.rows_per_group == 1 ? whole_packs : shape.max_packs;
+          if (c.packs_per_lane > std::max(max_k, 1) || slots < held) continue;
+          const bool partial = shape.partial_packs();
+          if ((c.ends == PackEnds::kWhole && partial) || (c.ends == PackEnds::kPartial && !partial)) continue;
+          if (c.rows_per_group == 1 && width < kMinEdgeThreads) continue;  // the edge's slots
           if (best_slots == 0 || slots < best_slots) {
             best_slots = slots;
             plan->width = width;

@@ -20,10 +20,13 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   const int64_t warps = static_cast<int64_t>(gridDim.x) * blockDim.x / kWarpSize;
   // The loop is uniform over the warp (shuffles need every lane); rows past the end only pad.
   // Within one load instruction the groups read consecutive rows, so the warp reads one span.
-  // Groups of one row at a time (R = 1) take their rows' edges; the planner gives them K >= 3 and so
-  // 8 lanes or more (kMinEdgeThreads), which launch_warp checks.
+  // Groups of one row at a time (R = 1) take their rows' edges; the planner gives them 8 lanes or more
+  // (kMinEdgeThreads), which launch_warp checks. Such groups hold the row's whole packs only (at most cols / N, where a ragged row spans up to two
+  // more), lane l from the first whole pack on: packs [first, end) of a row of the given phase.
   constexpr bool lanes_take_edge = R == 1;
   const int row_cols = static_cast<int>(cols);  // a warp row holds at most 32 * 8 packs: 32-bit indices
+  const auto first = [&](int phase) { return group_lane + (lanes_take_edge && phase != 0 ? 1 : 0); };
+  const auto end = [&](int phase) { return lanes_take_edge ? (row_cols + phase) / N : packs_in_row(row_cols, phase, N); };
   for (int64_t base = warp * groups * R; base < rows; base += warps * groups * R) {
     PackedOf<RowIo, N> v[R][K];
     typename Op::In edge_values[R][kEdgeSlots<N>];
@@ -34,13 +37,13 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const int64_t row = base + r * groups + group;
       const auto row_io = io.row(row < rows ? row : 0);
       phase[r] = row_io.template phase<N>();
-      const int packs = row < rows ? packs_in_row(row_cols, phase[r], N) : 0;
+      const int row_end = row < rows ? end(phase[r]) : 0;
       if constexpr (lanes_take_edge) {
-        load_strided_packs<Op, N, K, true>(row_io, v[r], group_lane, width, packs, phase[r], row_cols);
+        load_strided_packs<Op, N, K, true>(row_io, v[r], first(phase[r]), width, row_end, phase[r], row_cols);
         edge[r] = row < rows ? row_edge<N>(row_cols, phase[r]) : RowEdge{};
         load_edge<Op, N>(row_io, edge_values[r], edge[r], group_lane, width, row_cols);
       } else {
-        load_strided_packs<Op, N, K>(row_io, v[r], group_lane, width, packs, phase[r], row_cols);
+        load_strided_packs<Op, N, K>(row_io, v[r], first(phase[r]), width, row_end, phase[r], row_cols);
       }
     }
     // Reduce all R rows before the first shuffle: their chains are independent and interleave.
@@ -57,14 +60,11 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const int64_t row = base + r * groups + group;
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
-      const int packs = packs_in_row(row_cols, phase[r], N);
       const auto row_io = io.row(row);
+      map_and_store_strided_packs<Op, N, K, false, lanes_take_edge>(row_io, v[r], fin, first(phase[r]), width,
+                                                                    end(phase[r]), phase[r], row_cols);
       if constexpr (lanes_take_edge) {
-        map_and_store_strided_packs<Op, N, K, false, true>(row_io, v[r], fin, group_lane, width, packs, phase[r],
-                                                           row_cols);
         map_and_store_edge<Op, N>(row_io, edge_values[r], fin, edge[r], group_lane, width, row_cols);
-      } else {
-        map_and_store_strided_packs<Op, N, K, false>(row_io, v[r], fin, group_lane, width, packs, phase[r], row_cols);
       }
       if (group_lane == 0) Op::emit(io, row, fin);
     }
