@@ -107,6 +107,15 @@ TEST(Dispatch, BlockRowsWithPartialPacksTakeTheEdge) {
   RowShape misaligned = aligned_shape(1600, 2, 8);  // every row one element off a 16-byte boundary
   misaligned.max_packs = rowwise::packs_in_row(1600, 1, 8);
   EXPECT_TRUE(choose(misaligned).edge);
+  // 257-352 whole packs: one warp of 11 packs a thread (the wide K), not two warps of 8
+  for (int64_t cols : {2199, 2200, 2816}) {
+    const Plan p = choose(cols % 8 == 0 ? aligned_shape(cols, 2, 8) : ragged_shape(cols, 2, 8));
+    EXPECT_EQ(p.strategy, Strategy::kBlock);
+    EXPECT_EQ(p.packs_per_thread, rowwise::kWideBlockPacks) << cols;
+    EXPECT_EQ(p.threads, 32);
+  }
+  EXPECT_NE(choose(aligned_shape(2200, 4, 4)).packs_per_thread, rowwise::kWideBlockPacks);  // fp32: not measured
+  EXPECT_EQ(choose(aligned_shape(2048, 2, 8)).packs_per_thread, 8);
   EXPECT_FALSE(choose(ragged_shape(3001, 4, 4)).edge);  // fp32 rows keep their partial packs
   EXPECT_FALSE(choose(ragged_shape(3001, 2, 4)).edge);  // 8-byte packs: at most 3 elements an end
   const Plan tiny = choose(ragged_shape(7, 2, 8), Strategy::kBlock);  // no whole pack at all

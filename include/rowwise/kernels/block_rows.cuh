@@ -14,17 +14,26 @@ namespace rowwise {
 // hold their threads to 64 registers whatever they store (below; row_common.cuh says why).
 __host__ __device__ constexpr int block_max_threads(int stored_bytes) { return stored_bytes > 64 ? 512 : 1024; }
 
-// Block rows of K packs a thread: the largest block and the registers a thread may take.
+// Block rows of K packs a thread: the largest block, the registers a thread may take and the most row
+// it may hold (kStoredBytesPerThread but for the wide K).
 // K = kNarrowBlockPacks is for rows that 8 packs a thread would end in a mostly empty eighth pack (a
 // 12345-column 16-bit row is 1544 packs: 7 warps of 8 hold 1792, 7 warps of 7 hold 1568): at 56
 // registers in blocks of up to 384 threads, 5 such blocks fit an SM where 4 of 8 packs fit at 64.
+// K = kWideBlockPacks is for 16-bit rows of 257-352 packs (2049-2816 columns), which 8 packs a thread
+// put in two-warp blocks mostly idle in their second warp (16 an SM, ~70 KB of row in flight): one
+// warp of 11 packs, bounded to 88 registers (ptxas takes 80, 25 blocks an SM; bounded to 80 it took
+// 72 and spilled 12-16 bytes).
 struct BlockBudget {
   int max_threads;
   int registers;
+  int max_stored_bytes;
 };
 inline constexpr int kNarrowBlockPacks = 7;
+inline constexpr int kWideBlockPacks = 11;
 __host__ __device__ constexpr BlockBudget block_budget(int packs_per_thread, int stored_bytes) {
-  return packs_per_thread == kNarrowBlockPacks ? BlockBudget{384, 56} : BlockBudget{block_max_threads(stored_bytes), 64};
+  return packs_per_thread == kNarrowBlockPacks ? BlockBudget{384, 56, kStoredBytesPerThread}
+         : packs_per_thread == kWideBlockPacks ? BlockBudget{32, 88, kWideBlockPacks * 16}
+                                               : BlockBudget{block_max_threads(stored_bytes), 64, kStoredBytesPerThread};
 }
 
 template <int N, int K, class Io> inline constexpr int kBlockStoredBytes = K * kPackStoredBytes<N, Io>;
@@ -39,13 +48,21 @@ inline constexpr int kStoredElementBytes<RowIo, std::void_t<typename RowIo::Stor
 template <int N, class Io>
 inline constexpr bool kBlockEdgePacks = kStoredElementBytes<typename Io::Row> == 2 && N * 2 == kMaxPackBytes;
 
+// The K a block row kernel is instantiated for: those whose row fits the budget, and the wide K only
+// for 16-bit rows of one operand in 16-byte packs (the only rows dispatch gives it).
+template <int N, int K, class Io>
+inline constexpr bool kBlockRowsInstantiated =
+    kBlockStoredBytes<N, K, Io> <= kBlockBudgetOf<N, K, Io>.max_stored_bytes &&
+    (K != kWideBlockPacks || (kBlockEdgePacks<N, Io> && Io::kInputs == 1));
+
 // kEdge: the block's first threads take the row's edge and the block holds its whole packs only
 // (cols / N of them, where a ragged row spans up to two more): gradient ops always
 // (kOpTakesEdgeInBlockRows), the others for 16-bit rows with partial packs (the plan's `edge`).
 template <class Op, int N, int K, bool kEdge, class Io>
 __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads,
                                   min_blocks_per_sm<Op>(kBlockBudgetOf<N, K, Io>.max_threads, kBlockStoredBytes<N, K, Io>,
-                                                        kBlockBudgetOf<N, K, Io>.registers))
+                                                        kBlockBudgetOf<N, K, Io>.registers,
+                                                        kBlockBudgetOf<N, K, Io>.max_stored_bytes))
     block_rows_kernel(Io io, int64_t rows, int64_t cols) {
   using RowIo = typename Io::Row;
   using State = typename Op::State;

@@ -10,16 +10,18 @@
 namespace rowwise {
 
 // A register-resident row strategy's thread holds up to kStoredBytesPerThread of row (in the storage
-// type: 32 floats or 64 bf16) in 32 registers. Left to itself ptxas took 80-123 registers in some
-// kernels (fp32 warp rows of 8 packs, 16-bit log_softmax blocks), which cut the blocks an SM holds,
-// so the bytes in flight, by up to half. Such kernels ask __launch_bounds__ for the blocks per SM that
-// keep a thread within `registers`. Left alone: kernels holding more row (never planned) and double
-// math (register pairs: capped, the fp64 block kernel spilled 176 bytes).
+// type: 32 floats or 64 bf16) in 32 registers (one-warp blocks of 16-bit rows up to 176 bytes:
+// block_rows.cuh). Left to itself ptxas took 80-123 registers in some kernels (fp32 warp rows of 8
+// packs, 16-bit log_softmax blocks), which cut the blocks an SM holds, so the bytes in flight, by up
+// to half. Such kernels ask __launch_bounds__ for the blocks per SM that keep a thread within
+// `registers`. Left alone: kernels holding more row than `max_stored_bytes` (never planned) and
+// double math (register pairs: capped, the fp64 block kernel spilled 176 bytes).
 inline constexpr int kStoredBytesPerThread = 128;
 inline constexpr int kRegistersPerSm = 65536;  // sm_80, sm_90
 template <class Op>
-__host__ __device__ constexpr int min_blocks_per_sm(int threads, int stored_bytes, int registers) {
-  const bool bounded = stored_bytes <= kStoredBytesPerThread && sizeof(typename Op::Acc) <= 4;
+__host__ __device__ constexpr int min_blocks_per_sm(int threads, int stored_bytes, int registers,
+                                                    int max_stored_bytes = kStoredBytesPerThread) {
+  const bool bounded = stored_bytes <= max_stored_bytes && sizeof(typename Op::Acc) <= 4;
   return bounded ? kRegistersPerSm / (threads * registers) : 1;
 }
 
