@@ -31,9 +31,9 @@ struct BlockBudget {
 inline constexpr int kNarrowBlockPacks = 7;
 inline constexpr int kWideBlockPacks = 11;
 __host__ __device__ constexpr BlockBudget block_budget(int packs_per_thread, int stored_bytes) {
-  return packs_per_thread == kNarrowBlockPacks ? BlockBudget{384, 56, kStoredBytesPerThread}
-         : packs_per_thread == kWideBlockPacks ? BlockBudget{32, 88, kWideBlockPacks * 16}
-                                               : BlockBudget{block_max_threads(stored_bytes), 64, kStoredBytesPerThread};
+  if (packs_per_thread == kNarrowBlockPacks) return {384, 56, kStoredBytesPerThread};
+  if (packs_per_thread == kWideBlockPacks) return {32, 88, kWideBlockPacks * 16};
+  return {block_max_threads(stored_bytes), 64, kStoredBytesPerThread};
 }
 
 template <int N, int K, class Io> inline constexpr int kBlockStoredBytes = K * kPackStoredBytes<N, Io>;

@@ -52,7 +52,8 @@ __global__ void __launch_bounds__(block_max_threads(K * kPackStoredBytes<N, Io>)
     cluster_arrive();
     __syncthreads();
     const auto fin = Op::finalize(row_state);
-    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>>(row_io, v, fin, first, blockDim.x, packs, phase, row_cols);
+    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>>(row_io, v, fin, first, blockDim.x, packs, phase,
+                                                               row_cols);
     if (rank == 0 && threadIdx.x == 0) Op::emit(io, row, fin);
     cluster_wait();  // peers have read cta_state; the next row may overwrite it
   }

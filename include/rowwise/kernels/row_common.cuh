@@ -29,7 +29,9 @@ template <class RowIo, int N> using PackedOf = typename RowIo::template Packed<N
 template <int N, class Io> inline constexpr int kPackStoredBytes = sizeof(PackedOf<typename Io::Row, N>);
 
 // Packs in a row of `cols` elements starting at lane `phase` of its first pack.
-template <class I> __host__ __device__ inline I packs_in_row(I cols, int phase, int n) { return (cols + phase + n - 1) / n; }
+template <class I> __host__ __device__ inline I packs_in_row(I cols, int phase, int n) {
+  return (cols + phase + n - 1) / n;
+}
 
 // Row `row` as the strategies that take a row at a time walk it: its addresses, the lane of its element 0 in its pack,
 // and its packs (in the index type of the row's length, below).

@@ -21,12 +21,15 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // The loop is uniform over the warp (shuffles need every lane); rows past the end only pad.
   // Within one load instruction the groups read consecutive rows, so the warp reads one span.
   // Groups of one row at a time (R = 1) take their rows' edges; the planner gives them 8 lanes or more
-  // (kMinEdgeThreads), which launch_warp checks. Such groups hold the row's whole packs only (at most cols / N, where a ragged row spans up to two
-  // more), lane l from the first whole pack on: packs [first, end) of a row of the given phase.
+  // (kMinEdgeThreads), which launch_warp checks. Such groups hold the row's whole packs only (at most
+  // cols / N, where a ragged row spans up to two more), lane l from the first whole pack on: packs
+  // [first, end) of a row of the given phase.
   constexpr bool lanes_take_edge = R == 1;
   const int row_cols = static_cast<int>(cols);  // a warp row holds at most 32 * 8 packs: 32-bit indices
   const auto first = [&](int phase) { return group_lane + (lanes_take_edge && phase != 0 ? 1 : 0); };
-  const auto end = [&](int phase) { return lanes_take_edge ? (row_cols + phase) / N : packs_in_row(row_cols, phase, N); };
+  const auto end = [&](int phase) {
+    return lanes_take_edge ? (row_cols + phase) / N : packs_in_row(row_cols, phase, N);
+  };
   for (int64_t base = warp * groups * R; base < rows; base += warps * groups * R) {
     PackedOf<RowIo, N> v[R][K];
     typename Op::In edge_values[R][kEdgeSlots<N>];
