@@ -243,19 +243,34 @@ TEST(Dispatch, FewLongRowsSpreadOverClustersOnHopper) {
   EXPECT_EQ(choose(gradient).strategy, Strategy::kCluster);
 }
 
-// A row goes to shared memory while it fits the device's opt-in share (less the block's own 1 KB).
+// A row goes to shared memory while it fits the device's opt-in share (less the block's own 1 KB), or
+// is longer by at most a third of that (the rest streamed twice); then split.
 TEST(Dispatch, SharedMemoryWhileTheRowFitsThenSplit) {
   const Plan p = choose(aligned_shape(32768, 4, 4), Strategy::kAuto, kAmpere);
   EXPECT_EQ(p.strategy, Strategy::kBlockSmem);
   EXPECT_EQ(p.smem_bytes, 32768 * 4);
+  EXPECT_TRUE(p.fills_sm);  // 128 KB of 164: one block an SM
   EXPECT_EQ(choose(aligned_shape(41472, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kBlockSmem);
-  EXPECT_EQ(choose(aligned_shape(41473, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
+  EXPECT_EQ(choose(aligned_shape(55296, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kBlockSmem);
+  EXPECT_EQ(choose(aligned_shape(55297, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
   EXPECT_EQ(choose(aligned_shape(50000, 4, 4)).strategy, Strategy::kBlockSmem);
   EXPECT_EQ(choose(aligned_shape(57856, 4, 4)).strategy, Strategy::kBlockSmem);
-  EXPECT_EQ(choose(aligned_shape(57857, 4, 4)).strategy, Strategy::kSplit);
+  const Plan streamed = choose(aligned_shape(65536, 4, 4));  // 256 KB: 231 KB held, the rest streamed
+  EXPECT_EQ(streamed.strategy, Strategy::kBlockSmem);
+  EXPECT_EQ(streamed.smem_bytes, 57856 * 4);
+  EXPECT_TRUE(streamed.fills_sm);
+  EXPECT_EQ(choose(aligned_shape(77140, 4, 4)).strategy, Strategy::kBlockSmem);  // 4/3 of the buffer
+  EXPECT_EQ(choose(aligned_shape(77144, 4, 4)).strategy, Strategy::kSplit);
+  // Blocks of 64-113 KB share an SM (two or three): the kernel without copy groups.
+  EXPECT_FALSE(choose(aligned_shape(16385, 4, 4)).fills_sm);
+  EXPECT_FALSE(choose(aligned_shape(28000, 4, 4)).fills_sm);
+  EXPECT_TRUE(choose(aligned_shape(29000, 4, 4)).fills_sm);
   RowShape gradient = aligned_shape(25000, 4, 4);  // y and dy: two operands, 8 bytes an element on chip
   gradient.value_bytes = 8;
   gradient.inputs = 2;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kBlockSmem);
+  gradient.cols = 32768;  // 256 KB on chip
+  gradient.max_packs = 8192;
   EXPECT_EQ(choose(gradient).strategy, Strategy::kBlockSmem);
   gradient.cols = 50000;
   gradient.max_packs = 12500;
@@ -263,6 +278,8 @@ TEST(Dispatch, SharedMemoryWhileTheRowFitsThenSplit) {
   gradient.rows = 8;  // few rows: spread over the GPU (by clusters on Hopper)
   EXPECT_EQ(choose(gradient, Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
   EXPECT_EQ(choose(aligned_shape(50000, 4, 4), Strategy::kBlockSmem).smem_bytes, 50000 * 4);
+  Plan none;
+  EXPECT_FALSE(rowwise::choose_plan(aligned_shape(1 << 20, 4, 4), kHopper, Strategy::kBlockSmem, &none));
   EXPECT_EQ(choose(aligned_shape(1 << 24, 4, 4)).strategy, Strategy::kSplit);
 }
 

@@ -1,5 +1,6 @@
-// Rows longer than one CTA holds (the cluster and split strategies) and whole-tensor softmax: 65537 to
-// 1M columns in 1-8 rows, every op family and dtype, forced and through dispatch; tensor_softmax and
+// Rows longer than one CTA holds (the cluster and split strategies, and block_smem's rows longer than its
+// buffer, the rest streamed) and whole-tensor softmax: 36001 to 1M columns in 1-8 rows, every op family
+// and dtype, forced and through dispatch; tensor_softmax and
 // tensor_log_softmax on odd n with both workspace kinds, including sizes past what the GPU holds.
 #include <gtest/gtest.h>
 
@@ -18,7 +19,9 @@ namespace {
 
 using rowwise::Strategy;
 
-const std::vector<int64_t> kLongCols = {65537, 131072, 262144, 1 << 20};
+// 36001: fp64 rows and fp32 gradients longer than block_smem's buffer; 65537: fp32 rows and 16-bit
+// gradients; 131072: 16-bit rows.
+const std::vector<int64_t> kLongCols = {36001, 65537, 131072, 262144, 1 << 20};
 
 // One row of rotating values, and eight special rows (every kind, -inf slices and the max in the
 // last slice among them).
@@ -41,7 +44,7 @@ TEST_P(LongRows, EveryOpMatchesFloat64Reference) {
     using T = typename decltype(tag)::type;
     int index = 0, checked = 0;
     auto expect_ok = [&](const CaseReport& r, const std::string& what) {
-      if (refused_as_forced(options.strategy, r)) return;  // the cluster strategy past 16 CTAs' worth
+      if (refused_as_forced(options.strategy, r)) return;  // past 16 CTAs' worth, or block_smem's buffer
       ++checked;
       EXPECT_TRUE(r.ok()) << what << ": " << r.summary();
     };
@@ -75,7 +78,7 @@ TEST_P(LongRows, EveryOpMatchesFloat64Reference) {
 INSTANTIATE_TEST_SUITE_P(
     LongStrategies, LongRows,
     ::testing::Combine(::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
-                       ::testing::Values(Strategy::kAuto, Strategy::kSplit, Strategy::kCluster)),
+                       ::testing::Values(Strategy::kAuto, Strategy::kSplit, Strategy::kCluster, Strategy::kBlockSmem)),
     [](const ::testing::TestParamInfo<Param>& info) {
       return std::string(dtype_name(std::get<0>(info.param))) + "_" + rowwise::strategy_name(std::get<1>(info.param));
     });

@@ -100,6 +100,12 @@ inline constexpr int64_t kTileBytes = 16384;
 // (docs/perf.md#dispatch).
 inline constexpr int64_t kTileThreadRowCols = 64;
 
+// block_smem rows may be longer than what shared memory holds by 1 / kBlockSmemBufferShare of it (the
+// rest streamed twice). H200, against split, % of copy: fp32 softmax 65536 / 73728 / 81920 columns
+// (1.13 / 1.27 / 1.41 times the buffer) 75 / 78 / 78 -> 86 / 82 / 77, fp32 softmax_backward 32768 /
+// 40960 80 / 79 -> 96 / 88, bf16 softmax 131072 / 147456 / 163840 69 / 67 / 69 -> 77 / 73 / 68.
+inline constexpr int64_t kBlockSmemBufferShare = 3;
+
 // Shared memory every block keeps for itself (reduction slots), besides the row buffer.
 inline constexpr int kStaticSmemReserve = 1024;
 // What the hardware reserves of an SM's shared memory for each resident block (sm_80, sm_90).
@@ -155,7 +161,7 @@ inline constexpr StrategyRule kStrategyRules[] = {
     {Strategy::kSplit, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
     {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
-     "docs/perf.md#dispatch: block_smem while the row fits shared memory"},
+     "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
     {Strategy::kSplit, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
 };
@@ -172,6 +178,7 @@ struct Plan {
   int rows_per_group = 0;   // warp: R
   int packs_per_thread = 0; // block, cluster: K
   bool edge = false;        // block: the first threads take the row's edge, the block whole packs only
+  bool fills_sm = false;    // block_smem: one block an SM (its copies in groups; a longer row streamed)
   int cluster_size = 0;     // cluster: CTAs per row
   int rows_per_tile = 0;    // tile: rows a block stages at once
   int64_t smem_bytes = 0;   // dynamic shared memory
@@ -308,10 +315,17 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       }
       return false;
     }
-    case Strategy::kBlockSmem:
-      plan->smem_bytes = shape.row_value_bytes();
+    case Strategy::kBlockSmem: {
+      // The whole row while it fits, else what fits (the rest streamed twice: kernels/block_smem_rows.cuh).
+      const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
+      const int64_t fits = (dev.max_smem_optin - kStaticSmemReserve) / pack_bytes * pack_bytes;
+      const int64_t row = shape.row_value_bytes();
+      plan->smem_bytes = std::min(row, fits);
       plan->threads = stream_block_threads(shape, kSmemBatch);
-      return plan->smem_bytes + kStaticSmemReserve <= dev.max_smem_optin;
+      plan->fills_sm = row > fits || 2 * (plan->smem_bytes + kStaticSmemReserve + kSystemSmemPerBlock) > dev.smem_per_sm;
+      return fits > 0 && row * kBlockSmemBufferShare <= fits * (kBlockSmemBufferShare + 1) &&
+             shape.max_packs * shape.pack <= INT32_MAX;
+    }
     case Strategy::kSplit:
       return plan_split(shape, dev, plan);
     case Strategy::kTwoPass:

@@ -1,10 +1,11 @@
 // Strategy `block_smem`: a row lives in dynamic shared memory (opt-in beyond 48 KB), in its storage
 // type, operand by operand (planar_packs.cuh): one pass copies it from global memory while reducing,
-// the map pass reads it back. Rows of up to (dynamic shared memory / element size) elements, any
-// block size.
+// the map pass reads it back. Rows of up to (dynamic shared memory / element size) elements, and,
+// where a block has all of an SM's shared memory (kFillsSm below), somewhat longer: the first packs
+// stay in shared memory and the rest is streamed twice, read to reduce and read again to map, the
+// second time from L2 (a block streams a few tens of KB, read microseconds before).
 // Each thread copies, reduces and maps the same packs (p = threadIdx.x + k * blockDim.x, whatever the
-// row), so the buffer needs no barrier of its own: a thread done with a row starts the next one's
-// copies while others still store.
+// row), so the buffer needs no barrier of its own.
 #pragma once
 #include "../primitives/async_copy.cuh"
 #include "../primitives/block_reduce.cuh"
@@ -17,40 +18,56 @@ namespace rowwise {
 // Packs each thread loads (or reads back) before it touches them.
 inline constexpr int kSmemBatch = 4;
 
-// The thread's state over its packs of a row, the row copied into `buf` on the way. Io with async
-// copies puts all of a thread's whole packs in flight at once and reads them back to reduce: loads
-// through registers kept kSmemBatch packs a thread in flight (fp32 softmax of 24576 columns: 73 %
-// of copy, 92 % with the copies) and took fp32 gradient blocks to 87-95 registers.
+// Where one block fills an SM, its held packs are copied in kSmemCopyGroups commit groups and each
+// group reduced as soon as it has landed, so that the reduction's math overlaps the copies still in
+// flight: the SM has no other block to overlap it with (16-bit rows of 65536-100000 columns +4-5
+// points). Where blocks share an SM, they overlap each other, and the groups' registers (bf16 32 ->
+// 44 a thread) cost the second block: bf16 32769 columns 88 -> 65 %.
+inline constexpr int kSmemCopyGroups = 4;
+
+// A thread's held packs, p = threadIdx.x + k * blockDim.x < held, in groups of whole batches: group g
+// holds k in [g * per_group, (g + 1) * per_group) (a batch's empty slots are reduced as pads).
+struct CopyGroups {
+  int mine, per_group;
+  __device__ explicit CopyGroups(int held)
+      : mine(held > static_cast<int>(threadIdx.x) ? (held - threadIdx.x + blockDim.x - 1) / blockDim.x : 0),
+        per_group(((mine + kSmemBatch - 1) / kSmemBatch + kSmemCopyGroups - 1) / kSmemCopyGroups * kSmemBatch) {}
+  __device__ int begin(int g) const { return g * per_group; }
+  __device__ int end(int g) const { return mine < (g + 1) * per_group ? mine : (g + 1) * per_group; }
+};
+
+// Starts copying the thread's held packs, a commit group per CopyGroups group.
 template <class Op, int N, class Io>
-__device__ inline typename Op::State copy_and_reduce_row(const typename Io::Row& io, const PlanarPacks<Io, N>& buf,
-                                                         int packs, int phase, int cols) {
-  using RowIo = typename Io::Row;
-  typename Op::State state = Op::identity();
-  if constexpr (RowIo::template kAsyncCopy<N>) {
-    for (int p = threadIdx.x; p < packs; p += blockDim.x) {
+__device__ inline void copy_in_groups(const typename Io::Row& io, const PlanarPacks<Io, N>& buf, const CopyGroups& groups,
+                                      int phase, int cols) {
+#pragma unroll
+  for (int g = 0; g < kSmemCopyGroups; ++g) {
+#pragma unroll 1
+    for (int k = groups.begin(g); k < groups.end(g); ++k) {
+      const int p = threadIdx.x + k * blockDim.x;
       const int col = p * N - phase;
       if (col >= 0 && col + N <= cols) buf.copy_async(io, p, col);
       else buf.put(p, load_pack_of_row<Op, N>(io, col, cols));  // a partial pack at the row's ends
     }
     commit_async_copies();
-    wait_async_copies<0>();
-    for (int p0 = threadIdx.x; p0 < packs; p0 += kSmemBatch * blockDim.x) {
+  }
+}
+
+// Combines the thread's held packs into `state`, each group as soon as it has landed. No copies newer
+// than the groups' may be in flight.
+template <class Op, int N, class Io>
+__device__ inline typename Op::State reduce_in_groups(const PlanarPacks<Io, N>& buf, const CopyGroups& groups,
+                                                      typename Op::State state) {
+  using RowIo = typename Io::Row;
+#pragma unroll
+  for (int g = 0; g < kSmemCopyGroups; ++g) {
+    wait_async_copies_at_most<kSmemCopyGroups - 1>(kSmemCopyGroups - 1 - g);
+    const int end = groups.end(g);
+    for (int k0 = groups.begin(g); k0 < end; k0 += kSmemBatch) {
       PackedOf<RowIo, N> v[kSmemBatch];
 #pragma unroll
       for (int u = 0; u < kSmemBatch; ++u) {
-        const int p = p0 + u * blockDim.x;
-        v[u] = p < packs ? buf.get(p) : pad_pack<Op, N, RowIo>();
-      }
-      state = Op::combine(state, reduce_packs<Op, N, kSmemBatch, RowIo>(v));
-    }
-  } else {
-    for (int p0 = threadIdx.x; p0 < packs; p0 += kSmemBatch * blockDim.x) {
-      PackedOf<RowIo, N> v[kSmemBatch];
-      load_strided_packs<Op, N, kSmemBatch>(io, v, p0, blockDim.x, packs, phase, cols);
-#pragma unroll
-      for (int u = 0; u < kSmemBatch; ++u) {
-        const int p = p0 + u * blockDim.x;
-        if (p < packs) buf.put(p, v[u]);
+        v[u] = k0 + u < end ? buf.get(threadIdx.x + (k0 + u) * blockDim.x) : pad_pack<Op, N, RowIo>();
       }
       state = Op::combine(state, reduce_packs<Op, N, kSmemBatch, RowIo>(v));
     }
@@ -58,22 +75,81 @@ __device__ inline typename Op::State copy_and_reduce_row(const typename Io::Row&
   return state;
 }
 
-template <class Op, int N, class Io>
-__global__ void __launch_bounds__(block_max_threads(kSmemBatch * kPackStoredBytes<N, Io>)) block_smem_rows_kernel(Io io, int64_t rows, int64_t cols) {
+// The thread's state over its packs of a row: the first `held` copied into `buf` on the way, the rest
+// (kFillsSm only) streamed meanwhile. Io with async copies puts all of a thread's whole held packs in
+// flight at once and reads them back to reduce: loads through registers kept kSmemBatch packs a
+// thread in flight (fp32 softmax of 24576 columns: 73 % of copy, 92 % with the copies) and took fp32
+// gradient blocks to 87-95 registers.
+template <class Op, int N, bool kFillsSm, class Io>
+__device__ inline typename Op::State copy_and_reduce_row(const typename Io::Row& io, const PlanarPacks<Io, N>& buf,
+                                                         int packs, int held, int phase, int cols) {
+  using RowIo = typename Io::Row;
+  typename Op::State state = Op::identity();
+  if constexpr (!RowIo::template kAsyncCopy<N>) {
+    for (int p0 = threadIdx.x; p0 < held; p0 += kSmemBatch * blockDim.x) {
+      PackedOf<RowIo, N> v[kSmemBatch];
+      load_strided_packs<Op, N, kSmemBatch>(io, v, p0, blockDim.x, held, phase, cols);
+#pragma unroll
+      for (int u = 0; u < kSmemBatch; ++u) {
+        const int p = p0 + u * blockDim.x;
+        if (p < held) buf.put(p, v[u]);
+      }
+      state = Op::combine(state, reduce_packs<Op, N, kSmemBatch, RowIo>(v));
+    }
+    if constexpr (kFillsSm) {
+      state = Op::combine(state, reduce_streamed_packs<Op, N, kSmemBatch>(io, held, packs, phase, cols));
+    }
+  } else if constexpr (kFillsSm) {
+    const CopyGroups groups(held);
+    copy_in_groups<Op, N, Io>(io, buf, groups, phase, cols);
+    state = reduce_streamed_packs<Op, N, kSmemBatch>(io, held, packs, phase, cols);  // while the copies fly
+    state = reduce_in_groups<Op, N, Io>(buf, groups, state);
+  } else {
+    for (int p = threadIdx.x; p < held; p += blockDim.x) {
+      const int col = p * N - phase;
+      if (col >= 0 && col + N <= cols) buf.copy_async(io, p, col);
+      else buf.put(p, load_pack_of_row<Op, N>(io, col, cols));  // a partial pack at the row's ends
+    }
+    commit_async_copies();
+    wait_async_copies<0>();
+    for (int p0 = threadIdx.x; p0 < held; p0 += kSmemBatch * blockDim.x) {
+      PackedOf<RowIo, N> v[kSmemBatch];
+#pragma unroll
+      for (int u = 0; u < kSmemBatch; ++u) {
+        const int p = p0 + u * blockDim.x;
+        v[u] = p < held ? buf.get(p) : pad_pack<Op, N, RowIo>();
+      }
+      state = Op::combine(state, reduce_packs<Op, N, kSmemBatch, RowIo>(v));
+    }
+  }
+  return state;
+}
+
+// kFillsSm: the block has all the shared memory a block may opt in to (one block an SM): its copies
+// go in groups and rows longer than the buffer stream the rest. Blocks that share an SM take the
+// kernel without either (fewer registers: two or three blocks an SM). One block an SM may take all
+// the registers its threads allow; left to itself, ptxas held 16-bit kernels of narrow packs to 32
+// and spilled (the 0 leaves the other kernel's bound as it was).
+template <class Op, int N, bool kFillsSm, class Io>
+__global__ void __launch_bounds__(block_max_threads(kSmemBatch * kPackStoredBytes<N, Io>), kFillsSm ? 1 : 0)
+    block_smem_rows_kernel(Io io, int64_t rows, int64_t cols) {
   using State = typename Op::State;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
-  // Planes as long as the launch's buffer allows: the planner sizes it for the longest row it saw.
+  // Planes as long as the launch's buffer allows: the planner sizes it for the longest row it saw, or
+  // for all the shared memory a block may have.
   const PlanarPacks<Io, N> buf{reinterpret_cast<typename PlanarPacks<Io, N>::Part*>(smem_bytes),
                                static_cast<int>(dynamic_smem_bytes() / sizeof(PackedOf<typename Io::Row, N>))};
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
-  const int row_cols = static_cast<int>(cols);  // a row fits shared memory: 32-bit indices
+  const int row_cols = static_cast<int>(cols);  // the planner keeps rows to 32-bit indices
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
     const auto [row_io, phase, packs] = row_span<N>(io, row, row_cols);
-    State state = copy_and_reduce_row<Op, N, Io>(row_io, buf, packs, phase, row_cols);
+    const int held = kFillsSm && packs > buf.capacity ? buf.capacity : packs;
+    State state = copy_and_reduce_row<Op, N, kFillsSm, Io>(row_io, buf, packs, held, phase, row_cols);
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
-    for (int p = threadIdx.x; p < packs; p += blockDim.x) {
+    if constexpr (kFillsSm) map_streamed_packs<Op, N, kSmemBatch>(row_io, fin, held, packs, phase, row_cols);
+    for (int p = threadIdx.x; p < held; p += blockDim.x) {
       map_and_store_pack<Op, N>(row_io, buf.get(p), fin, p * N - phase, row_cols);
     }
     if (threadIdx.x == 0) Op::emit(io, row, fin);

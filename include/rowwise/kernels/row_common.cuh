@@ -249,6 +249,32 @@ __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<Row
   }
 }
 
+// A block's state over the packs [first, packs) of a row it streams (not held on chip): each thread
+// loads U packs, first + threadIdx.x + k * blockDim.x, before it reduces them.
+template <class Op, int N, int U, class RowIo, class I>
+__device__ inline typename Op::State reduce_streamed_packs(const RowIo& io, no_deduce<I> first, no_deduce<I> packs,
+                                                           int phase, I cols) {
+  typename Op::State state = Op::identity();
+  for (I p0 = first + threadIdx.x; p0 < packs; p0 += U * blockDim.x) {
+    PackedOf<RowIo, N> v[U];
+    load_strided_packs<Op, N, U>(io, v, p0, blockDim.x, packs, phase, cols);
+    state = Op::combine(state, reduce_packs<Op, N, U, RowIo>(v));
+  }
+  return state;
+}
+
+// Reads the packs [first, packs) of a row again (reduce_streamed_packs read them moments before, so
+// they come from L2), maps and stores them.
+template <class Op, int N, int U, class RowIo, class I>
+__device__ inline void map_streamed_packs(const RowIo& io, const typename Op::Final& fin, no_deduce<I> first,
+                                          no_deduce<I> packs, int phase, I cols) {
+  for (I p0 = first + threadIdx.x; p0 < packs; p0 += U * blockDim.x) {
+    PackedOf<RowIo, N> v[U];
+    load_strided_packs<Op, N, U>(io, v, p0, blockDim.x, packs, phase, cols);
+    map_and_store_strided_packs<Op, N, U, kOpUnpacksAgain<Op>>(io, v, fin, p0, blockDim.x, packs, phase, cols);
+  }
+}
+
 // The op's combine as a functor for the warp and block reductions.
 template <class Op> struct CombineOf {
   __device__ typename Op::State operator()(const typename Op::State& a, const typename Op::State& b) const {

@@ -131,9 +131,7 @@ __device__ inline void reduce_held_slice(const PlanarPacks<Io, N>& held, int64_t
 template <class Op, int N, class Io>
 __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     split_rows_kernel(Io io, int64_t rows, int64_t cols, SplitLayout layout, SplitWorkspace<typename Op::State> ws) {
-  using RowIo = typename Io::Row;
   using State = typename Op::State;
-  using Packed = PackedOf<RowIo, N>;
   constexpr int U = kSplitBatch<N, Io>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   __shared__ State slots[2][kMaxWarpsPerBlock];
@@ -149,11 +147,7 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     const auto row_io = io.row(s.row);
     State state = Op::identity();
     reduce_held_slice<Op, N, Io>(held, s.begin, s.held_end, state);
-    for (int64_t p0 = s.held_end + threadIdx.x; p0 < s.end; p0 += U * blockDim.x) {
-      Packed v[U];
-      load_strided_packs<Op, N, U>(row_io, v, p0, blockDim.x, s.end, s.phase, cols);
-      state = Op::combine(state, reduce_packs<Op, N, U, RowIo>(v));
-    }
+    state = Op::combine(state, reduce_streamed_packs<Op, N, U>(row_io, s.held_end, s.end, s.phase, cols));
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[0]);
 
     if (threadIdx.x == 0) {
@@ -182,11 +176,7 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     next.held_end = next.begin;  // no next slice: nothing to copy
     if (item + gridDim.x < items) next = split_slice<N>(io, item + gridDim.x, cols, layout);
     copy_held_slice<Op, N, Io>(io.row(next.row), held, next, cols);
-    for (int64_t p0 = s.held_end + threadIdx.x; p0 < s.end; p0 += U * blockDim.x) {
-      Packed v[U];
-      load_strided_packs<Op, N, U>(row_io, v, p0, blockDim.x, s.end, s.phase, cols);
-      map_and_store_strided_packs<Op, N, U, kOpUnpacksAgain<Op>>(row_io, v, fin, p0, blockDim.x, s.end, s.phase, cols);
-    }
+    map_streamed_packs<Op, N, U>(row_io, fin, s.held_end, s.end, s.phase, cols);
     if (s.chunk == 0 && threadIdx.x == 0) Op::emit(io, s.row, fin);
     __syncthreads();  // slots are reused by the next item (held packs are each thread's own)
     s = next;

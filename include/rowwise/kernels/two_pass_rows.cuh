@@ -12,18 +12,12 @@ inline constexpr int kTwoPassBatch = 4;
 
 template <class Op, int N, class Io>
 __global__ void __launch_bounds__(block_max_threads(kTwoPassBatch * kPackStoredBytes<N, Io>)) two_pass_rows_kernel(Io io, int64_t rows, int64_t cols) {
-  using RowIo = typename Io::Row;
   using State = typename Op::State;
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
     const auto [row_io, phase, packs] = row_span<N>(io, row, cols);
-    State state = Op::identity();
-    for (int64_t p0 = threadIdx.x; p0 < packs; p0 += kTwoPassBatch * blockDim.x) {
-      PackedOf<RowIo, N> v[kTwoPassBatch];
-      load_strided_packs<Op, N, kTwoPassBatch>(row_io, v, p0, blockDim.x, packs, phase, cols);
-      state = Op::combine(state, reduce_packs<Op, N, kTwoPassBatch, RowIo>(v));
-    }
+    State state = reduce_streamed_packs<Op, N, kTwoPassBatch>(row_io, int64_t{0}, packs, phase, cols);
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
     for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {

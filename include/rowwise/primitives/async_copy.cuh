@@ -25,4 +25,16 @@ template <int Pending> __device__ inline void wait_async_copies() {
   asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
 }
 
+// The same with `pending` known at run time, 0 <= pending <= MaxPending (an unrolled loop's index
+// folds the branches away).
+template <int MaxPending> __device__ inline void wait_async_copies_at_most(int pending) {
+  if constexpr (MaxPending > 0) {
+    if (pending < MaxPending) {
+      wait_async_copies_at_most<MaxPending - 1>(pending);
+      return;
+    }
+  }
+  wait_async_copies<MaxPending>();
+}
+
 }  // namespace rowwise
