@@ -36,6 +36,16 @@ struct CopyGroups {
   __device__ int end(int g) const { return mine < (g + 1) * per_group ? mine : (g + 1) * per_group; }
 };
 
+// Starts copying pack p of the row into the buffer: a whole pack asynchronously, a partial one at the
+// row's ends through registers.
+template <class Op, int N, class Io>
+__device__ inline void copy_held_pack(const typename Io::Row& io, const PlanarPacks<Io, N>& buf, int p, int phase,
+                                      int cols) {
+  const int col = p * N - phase;
+  if (col >= 0 && col + N <= cols) buf.copy_async(io, p, col);
+  else buf.put(p, load_pack_of_row<Op, N>(io, col, cols));
+}
+
 // Starts copying the thread's held packs, a commit group per CopyGroups group.
 template <class Op, int N, class Io>
 __device__ inline void copy_in_groups(const typename Io::Row& io, const PlanarPacks<Io, N>& buf, const CopyGroups& groups,
@@ -44,10 +54,7 @@ __device__ inline void copy_in_groups(const typename Io::Row& io, const PlanarPa
   for (int g = 0; g < kSmemCopyGroups; ++g) {
 #pragma unroll 1
     for (int k = groups.begin(g); k < groups.end(g); ++k) {
-      const int p = threadIdx.x + k * blockDim.x;
-      const int col = p * N - phase;
-      if (col >= 0 && col + N <= cols) buf.copy_async(io, p, col);
-      else buf.put(p, load_pack_of_row<Op, N>(io, col, cols));  // a partial pack at the row's ends
+      copy_held_pack<Op, N, Io>(io, buf, threadIdx.x + k * blockDim.x, phase, cols);
     }
     commit_async_copies();
   }
@@ -105,11 +112,7 @@ __device__ inline typename Op::State copy_and_reduce_row(const typename Io::Row&
     state = reduce_streamed_packs<Op, N, kSmemBatch>(io, held, packs, phase, cols);  // while the copies fly
     state = reduce_in_groups<Op, N, Io>(buf, groups, state);
   } else {
-    for (int p = threadIdx.x; p < held; p += blockDim.x) {
-      const int col = p * N - phase;
-      if (col >= 0 && col + N <= cols) buf.copy_async(io, p, col);
-      else buf.put(p, load_pack_of_row<Op, N>(io, col, cols));  // a partial pack at the row's ends
-    }
+    for (int p = threadIdx.x; p < held; p += blockDim.x) copy_held_pack<Op, N, Io>(io, buf, p, phase, cols);
     commit_async_copies();
     wait_async_copies<0>();
     for (int p0 = threadIdx.x; p0 < held; p0 += kSmemBatch * blockDim.x) {
