@@ -3,11 +3,13 @@
 // device-to-device copy.
 //
 // Each case (op, dtype, rows, cols) is timed as the median of --iters launches, each between its own
-// pair of events, after 3 warm-up launches. Bytes moved count every operand once: x read and y written
-// (forward), y and dy read and dx written (backward), x read, y written in the output type and a float
-// scale a row (abs-max). Data smaller than 4x the L2 cache rotates over several copies of its buffers
-// so that launches do not find their data in L2. A sample of rows is checked against a float64 CPU
-// reference. The seed sweep prints each seed baseline beside rowwise at the same shape.
+// pair of events, after 3 warm-up launches; the launches are all queued behind a kernel that holds the
+// GPU, so the events time the GPU, not the host's launch rate. Bytes moved count every operand once:
+// x read and y written (forward), y and dy read and dx written (backward), x read, y written in the
+// output type and a float scale a row (abs-max). Data smaller than 4x the L2 cache rotates over several
+// copies of its buffers so that launches do not find their data in L2. A sample of rows is checked
+// against a float64 CPU reference. The seed sweep prints each seed baseline beside rowwise at the same
+// shape.
 //
 // Exit status: 0 all cases ok, 1 a check failed (or a CUDA or usage error), 2 no CUDA device.
 #include <cuda_bf16.h>
@@ -493,13 +495,31 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Median in ms of `iters` calls of enqueue(i), each between its own pair of events.
+// Holds the GPU for `ns` nanoseconds of its global timer.
+__global__ void hold_gpu_kernel(uint64_t ns) {
+  uint64_t start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+// Host time one timed launch may take to enqueue (two events and the call) while the GPU is held.
+constexpr uint64_t kEnqueueBudgetNs = 50'000;
+
+// Median in ms of `iters` calls of enqueue(i), each between its own pair of events. The GPU is held
+// until every call is queued, so that a pair times the GPU's work (launch included), not the host's
+// launch rate: a launch of a few microseconds finishes before the host has queued the next one
+// (3-4 us a launch on the H200 machines), and a pair recorded on an idle GPU timed that host time too.
 template <class Enqueue> double median_event_ms(int iters, Enqueue&& enqueue) {
   std::vector<cudaEvent_t> start(iters), stop(iters);
   for (int i = 0; i < iters; ++i) {
     CUDA_CHECK(cudaEventCreate(&start[i]));
     CUDA_CHECK(cudaEventCreate(&stop[i]));
   }
+  hold_gpu_kernel<<<1, 1>>>(kEnqueueBudgetNs * static_cast<uint64_t>(iters + 1));
+  CUDA_CHECK(cudaPeekAtLastError());
   for (int i = 0; i < iters; ++i) {
     CUDA_CHECK(cudaEventRecord(start[i]));
     enqueue(i);
@@ -562,12 +582,13 @@ template <class T> class Copies {
 };
 
 // Copies of a case's buffers: enough that kL2Multiple L2 sizes are touched between two uses of one
-// copy, but no more than there are launches (launch i uses copy i % copies).
-int rotation_copies(const Case& c, const Config& cfg, const Device& dev) {
+// copy (launch i uses copy i % copies). Also where there are fewer launches than copies: the copies
+// are filled in order just before the launches, so only then are the first ones out of L2 (capped at
+// the launches, all of a decode-sized case sat in L2).
+int rotation_copies(const Case& c, const Device& dev) {
   const int64_t span = kL2Multiple * dev.l2_bytes;
   const int64_t bytes = c.moved_bytes();
-  if (bytes > span) return 1;
-  return static_cast<int>(std::min<int64_t>(span / bytes + 1, kWarmups + cfg.iters));
+  return bytes > span ? 1 : static_cast<int>(span / bytes + 1);
 }
 
 // The whole-tensor ops' workspace, held by the caller as CUB's users do: allocated and zeroed once.
@@ -764,7 +785,7 @@ Result measure(const Case& c, int copies, const Config& cfg, const Device& dev, 
 }
 
 template <class T> Result run_forward(const Case& c, const Config& cfg, const Device& dev, uint64_t seed) {
-  const int copies = rotation_copies(c, cfg, dev);
+  const int copies = rotation_copies(c, dev);
   const Copies<T> x(c.rows * c.cols, copies), y(c.rows * c.cols, copies);
   fill_normal(x.all(), x.all_elems(), seed, dev.sm_count);
   auto launch = [&](int i) {
@@ -779,7 +800,7 @@ template <class T> Result run_forward(const Case& c, const Config& cfg, const De
 }
 
 template <class T> Result run_backward(const Case& c, const Config& cfg, const Device& dev, uint64_t seed) {
-  const int copies = rotation_copies(c, cfg, dev);
+  const int copies = rotation_copies(c, dev);
   const int64_t n = c.rows * c.cols;
   const Copies<T> y(n, copies), dy(n, copies), dx(n, copies);
   // Realistic y: rowwise's forward op of normal rows, whose x sits in dx until the timed launches
@@ -803,7 +824,7 @@ template <class T> Result run_backward(const Case& c, const Config& cfg, const D
 // Abs-max scaling of T rows to U (T itself, int8_t or __nv_fp8_e4m3), with a float scale a row.
 template <class T, class U>
 Result run_absmax(const Case& c, const Config& cfg, const Device& dev, uint64_t seed) {
-  const int copies = rotation_copies(c, cfg, dev);
+  const int copies = rotation_copies(c, dev);
   const Copies<T> x(c.rows * c.cols, copies);
   const Copies<U> y(c.rows * c.cols, copies);
   const Copies<float> scale(c.rows, copies);

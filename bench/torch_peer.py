@@ -1,7 +1,8 @@
 """PyTorch eager peers of rowwise-bench's ops over its cols sweep (softmax, log_softmax, their backward
 passes, abs-max scaling to the input type, int8 and fp8 e4m3), timed the same way (device copy bandwidth
-first, median of event-timed launches on ~1 GiB inputs) and sized as rowwise-bench sizes them (bytes of
-every operand once), optionally printed beside rowwise-bench's JSON results.
+first, median of event-timed launches queued behind a hold of the GPU, on ~1 GiB inputs or inputs
+rotated over copies that touch 4 L2 sizes between two uses) and sized as rowwise-bench sizes them (bytes
+of every operand once), optionally printed beside rowwise-bench's JSON results.
 
 With --like bench.json it times exactly the shapes of that rowwise-bench run instead (e.g. its long
 sweep: decode batches, millions of columns, whole tensors).
@@ -80,24 +81,39 @@ OPS["tensor_softmax"] = whole_tensor(torch.softmax)
 OPS["tensor_log_softmax"] = whole_tensor(torch.log_softmax)
 
 
-def median_ms(fn, iters):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(iters):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+WARMUPS = 3
+L2_MULTIPLE = 4  # bytes touched between two uses of an input copy, in L2 sizes (as rowwise-bench)
+# GPU cycles the host may take to queue one timed launch (two events and the op from Python) while a
+# kernel holds the GPU: ~100 us at the H200's ~2 GHz.
+HOLD_CYCLES_PER_LAUNCH = 200_000
+
+
+def median_ms(runs, iters):
+    """Median in ms of `iters` calls of runs[i % len(runs)], each between its own pair of events, all
+    queued behind a kernel that holds the GPU: the events time the GPU, not Python's launch rate."""
+    for i in range(WARMUPS):
+        runs[i % len(runs)]()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
+    torch.cuda._sleep(HOLD_CYCLES_PER_LAUNCH * (iters + 1))
+    for i, (start, end) in enumerate(events):
         start.record()
-        fn()
+        runs[(WARMUPS + i) % len(runs)]()
         end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(end) for start, end in events)
 
 
 def copy_gbps(iters):
     src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
-    return 2 * src.numel() / median_ms(lambda: dst.copy_(src), iters) / 1e6
+    return 2 * src.numel() / median_ms([lambda: dst.copy_(src)], iters) / 1e6
+
+
+def rotation_copies(moved):
+    """Input copies a case rotates over so that its launches do not find their data in L2 (made in
+    order before the launches, which use the first ones first)."""
+    span = L2_MULTIPLE * torch.cuda.get_device_properties(0).L2_cache_size
+    return 1 if moved > span else span // moved + 1
 
 
 def parse_ops(text):
@@ -130,12 +146,15 @@ def main():
     print(f"# {torch.cuda.get_device_name()} torch {torch.__version__} copy {copy:.0f} GB/s")
     results = []
     for op_name, dt_name, rows, cols in shapes:
-        run, moved = OPS[op_name](torch.randn(rows, cols, device="cuda", dtype=DTYPES[dt_name]))
-        ms = median_ms(run, args.iters)
+        make = OPS[op_name]
+        run, moved = make(torch.randn(rows, cols, device="cuda", dtype=DTYPES[dt_name]))
+        runs = [run] + [make(torch.randn(rows, cols, device="cuda", dtype=DTYPES[dt_name]))[0]
+                        for _ in range(rotation_copies(moved) - 1)]
+        ms = median_ms(runs, args.iters)
         gbps = moved / ms / 1e6
         results.append(dict(op=op_name, dtype=dt_name, rows=rows, cols=cols, time_us=ms * 1e3, gbps=gbps,
                             pct_copy=100 * gbps / copy))
-        del run  # frees the op's tensors before the next case allocates
+        del run, runs  # frees the op's tensors before the next case allocates
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(device=torch.cuda.get_device_name(), copy_gbps=copy, results=results), f, indent=1)

@@ -220,9 +220,10 @@ TEST(Dispatch, BlockRowsKeepTheMostRowsResident) {
 }
 
 TEST(Dispatch, FewLongRowsSpreadOverClustersOnHopper) {
-  const Plan forced = choose(aligned_shape(32768, 4, 4), Strategy::kCluster);  // smallest that holds it
-  EXPECT_EQ(forced.cluster_size, 2);
-  EXPECT_EQ(forced.threads, 512);
+  // 128 KB: 2 CTAs of 64 KB hold it, grown to 4 of 32 KB.
+  const Plan forced = choose(aligned_shape(32768, 4, 4), Strategy::kCluster);
+  EXPECT_EQ(forced.cluster_size, 4);
+  EXPECT_EQ(forced.threads, 256);
   EXPECT_EQ(choose(aligned_shape(32768, 4, 4)).strategy, Strategy::kBlockSmem);  // 1000 rows fill the GPU
   const Plan decode = choose(aligned_shape(131072, 4, 4, 1));  // one row: 16 slices of 32 KB
   EXPECT_EQ(decode.strategy, Strategy::kCluster);
@@ -235,12 +236,21 @@ TEST(Dispatch, FewLongRowsSpreadOverClustersOnHopper) {
   EXPECT_EQ(small.cluster_size, 8);
   Plan none;
   EXPECT_FALSE(rowwise::choose_plan(aligned_shape(32768, 4, 4), kAmpere, Strategy::kCluster, &none));
-  // 1 MB rows: split for the forward ops, clusters (16 x 64 KB) for the gradients.
-  EXPECT_EQ(choose(aligned_shape(262144, 4, 4, 8)).strategy, Strategy::kSplit);
+  const Plan sixty_four = choose(aligned_shape(131072, 2, 8, 64));  // 256 KB: 8 CTAs of 32 KB, not 4 of 64
+  EXPECT_EQ(sixty_four.strategy, Strategy::kCluster);
+  EXPECT_EQ(sixty_four.cluster_size, 8);
+  // 1 MB rows: clusters of 16 x 64 KB for every op; longer rows split.
+  const Plan mb = choose(aligned_shape(262144, 4, 4, 8));
+  EXPECT_EQ(mb.strategy, Strategy::kCluster);
+  EXPECT_EQ(mb.cluster_size, 16);
   RowShape gradient = aligned_shape(131072, 4, 4, 8);  // bf16 y and dy: 8 bytes an element on chip
   gradient.value_bytes = 8;
   gradient.inputs = 2;
   EXPECT_EQ(choose(gradient).strategy, Strategy::kCluster);
+  gradient.cols = 262144;
+  gradient.max_packs = 65536;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kSplit);
+  EXPECT_EQ(choose(aligned_shape(262148, 4, 4, 8)).strategy, Strategy::kSplit);
 }
 
 // A row goes to shared memory while it fits the device's opt-in share (less the block's own 1 KB), or
