@@ -219,6 +219,31 @@ TEST(Dispatch, BlockRowsKeepTheMostRowsResident) {
   EXPECT_EQ(choose(doubles).packs_per_thread, 8);
 }
 
+// 16-bit gradient rows (two operands) hold 4 packs a thread, or 6 where that keeps more rows on an SM:
+// 12345 columns (1543 whole packs) is 13 warps of 4, 2 blocks at 64 registers, or 9 warps of 6, 3 at 72.
+RowShape gradient_shape(int64_t cols) {
+  RowShape s = ragged_shape(cols, 2, 8);
+  s.value_bytes = 4;
+  s.inputs = 2;
+  return s;
+}
+TEST(Dispatch, SixteenBitGradientBlocksTakeSixPacksForResidency) {
+  for (int64_t cols : {10375, 12325, 12345, 13435}) {
+    const Plan p = choose(gradient_shape(cols));
+    EXPECT_EQ(p.strategy, Strategy::kBlock) << cols;
+    EXPECT_EQ(p.packs_per_thread, rowwise::kGradBlockPacks) << cols;
+    EXPECT_LE(p.threads, 288) << cols;
+  }
+  EXPECT_EQ(choose(gradient_shape(12345)).threads, 288);
+  EXPECT_EQ(choose(gradient_shape(14645)).packs_per_thread, 4);  // 6 packs: 10 warps, over the bound of 9
+  EXPECT_EQ(choose(gradient_shape(2049)).packs_per_thread, 4);   // 2 warps either way: 16 blocks against 14
+  EXPECT_NE(choose(gradient_shape(12345), Strategy::kCluster).packs_per_thread, rowwise::kGradBlockPacks);
+  RowShape fp32 = ragged_shape(6001, 4, 4);  // fp32 gradients: 8 bytes a value, not the gradient K
+  fp32.value_bytes = 8;
+  fp32.inputs = 2;
+  EXPECT_NE(choose(fp32).packs_per_thread, rowwise::kGradBlockPacks);
+}
+
 TEST(Dispatch, FewLongRowsSpreadOverClustersOnHopper) {
   // 128 KB: 2 CTAs of 64 KB hold it, grown to 4 of 32 KB.
   const Plan forced = choose(aligned_shape(32768, 4, 4), Strategy::kCluster);

@@ -214,14 +214,14 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
 }
 
 // Only the K that plan_block_slice can choose are instantiated (kBlockRowsInstantiated), and the narrow
-// K for block rows of float math alone; cluster slices take neither the narrow nor the wide K.
+// K for block rows of float math alone; cluster slices take none of the narrow, wide and gradient K.
 template <class Op, int N, int I, class Io>
 cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
                          void* workspace) {
   constexpr int k = kBlockPacksPerThread[I];
   if constexpr (kBlockRowsInstantiated<N, k, Io>) {
     if (plan.packs_per_thread == k) {
-      if constexpr (k != kNarrowBlockPacks && k != kWideBlockPacks) {
+      if constexpr (k != kNarrowBlockPacks && k != kWideBlockPacks && k != kGradBlockPacks) {
         if (plan.strategy == Strategy::kCluster) return launch_cluster<Op, N, k>(io, shape, plan, stream, workspace);
       }
       if constexpr (k != kNarrowBlockPacks || sizeof(typename Op::Acc) <= 4) {

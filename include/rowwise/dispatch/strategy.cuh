@@ -71,7 +71,7 @@ inline constexpr int kMinGroupBytes = 128;
 
 // Register-resident block rows: K packs per thread (instantiated for these); the largest block and
 // the registers for each are block_budget of K and its stored bytes (kernels/block_rows.cuh).
-inline constexpr int kBlockPacksPerThread[] = {4, kNarrowBlockPacks, 8, kWideBlockPacks};
+inline constexpr int kBlockPacksPerThread[] = {4, kGradBlockPacks, kNarrowBlockPacks, 8, kWideBlockPacks};
 // 16-bit rows with partial packs in block rows: the block's first threads take the row's edge (its
 // partial first and last packs, one element a thread) and the block holds whole packs only (cols / 8
 // of them), where the thread owning a partial pack moved it element by element while its block
@@ -214,8 +214,10 @@ inline bool plan_block_slice(int64_t packs, const RowShape& shape, bool most_res
     const BlockBudget budget = block_budget(k, stored);
     const int64_t threads = (packs + k - 1) / k;
     if (stored > budget.max_stored_bytes || threads > budget.max_threads) continue;
-    if (!by_residency && (k == kNarrowBlockPacks || k == kWideBlockPacks)) continue;
+    if (!by_residency && (k == kNarrowBlockPacks || k == kWideBlockPacks || k == kGradBlockPacks)) continue;
     if (k == kWideBlockPacks && (shape.value_bytes != 2 || shape.pack_bytes != kMaxPackBytes)) continue;
+    if (k == kGradBlockPacks && (shape.value_bytes != 4 || shape.inputs != 2 || shape.pack_bytes != kMaxPackBytes))
+      continue;
     const int block = static_cast<int>((threads + 31) / 32 * 32);
     const int resident = resident_blocks(block, budget.registers);
     if (best_resident > 0 && (!by_residency || resident <= best_resident)) continue;

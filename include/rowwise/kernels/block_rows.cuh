@@ -23,6 +23,10 @@ __host__ __device__ constexpr int block_max_threads(int stored_bytes) { return s
 // put in two-warp blocks mostly idle in their second warp (16 an SM, ~70 KB of row in flight): one
 // warp of 11 packs, bounded to 88 registers (ptxas takes 80, 25 blocks an SM; bounded to 80 it took
 // 72 and spilled 12-16 bytes).
+// K = kGradBlockPacks is for 16-bit gradient rows (two operands: 32 bytes a pack), which hold 4 packs
+// a thread within kStoredBytesPerThread: rows of 12325-13435 columns took 13-14 warps at 55
+// registers, 2 blocks an SM (~100 KB of row in flight, 81-87 % of copy on the H200, ncu). Blocks of
+// up to 9 warps of 6 packs, bounded to 3 an SM (ptxas takes 70 registers, no spills), run them at 99 %.
 struct BlockBudget {
   int max_threads;
   int registers;
@@ -30,8 +34,10 @@ struct BlockBudget {
 };
 inline constexpr int kNarrowBlockPacks = 7;
 inline constexpr int kWideBlockPacks = 11;
+inline constexpr int kGradBlockPacks = 6;
 __host__ __device__ constexpr BlockBudget block_budget(int packs_per_thread, int stored_bytes) {
   if (packs_per_thread == kNarrowBlockPacks) return {384, 56, kStoredBytesPerThread};
+  if (packs_per_thread == kGradBlockPacks) return {288, 72, kGradBlockPacks * 32};
   if (packs_per_thread == kWideBlockPacks) return {32, 88, kWideBlockPacks * 16};
   return {block_max_threads(stored_bytes), 64, kStoredBytesPerThread};
 }
@@ -48,12 +54,14 @@ inline constexpr int kStoredElementBytes<RowIo, std::void_t<typename RowIo::Stor
 template <int N, class Io>
 inline constexpr bool kBlockEdgePacks = kStoredElementBytes<typename Io::Row> == 2 && N * 2 == kMaxPackBytes;
 
-// The K a block row kernel is instantiated for: those whose row fits the budget, and the wide K only
-// for 16-bit rows of one operand in 16-byte packs (the only rows dispatch gives it).
+// The K a block row kernel is instantiated for: those whose row fits the budget, the wide K only for
+// 16-bit rows of one operand in 16-byte packs and the gradient K only for those of two (the only rows
+// dispatch gives them).
 template <int N, int K, class Io>
 inline constexpr bool kBlockRowsInstantiated =
     kBlockStoredBytes<N, K, Io> <= kBlockBudgetOf<N, K, Io>.max_stored_bytes &&
-    (K != kWideBlockPacks || (kBlockEdgePacks<N, Io> && Io::kInputs == 1));
+    (K != kWideBlockPacks || (kBlockEdgePacks<N, Io> && Io::kInputs == 1)) &&
+    (K != kGradBlockPacks || (kBlockEdgePacks<N, Io> && Io::kInputs == 2));
 
 // kEdge: the block's first threads take the row's edge and the block holds its whole packs only
 // (cols / N of them, where a ragged row spans up to two more): gradient ops always
