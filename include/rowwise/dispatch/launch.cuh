@@ -221,7 +221,7 @@ cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, 
   constexpr int k = kBlockPacksPerThread[I];
   if constexpr (kBlockRowsInstantiated<N, k, Io>) {
     if (plan.packs_per_thread == k) {
-      if constexpr (k != kNarrowBlockPacks && k != kWideBlockPacks && k != kGradBlockPacks) {
+      if constexpr (!residency_only_packs(k)) {
         if (plan.strategy == Strategy::kCluster) return launch_cluster<Op, N, k>(io, shape, plan, stream, workspace);
       }
       if constexpr (k != kNarrowBlockPacks || sizeof(typename Op::Acc) <= 4) {

@@ -214,7 +214,7 @@ inline bool plan_block_slice(int64_t packs, const RowShape& shape, bool most_res
     const BlockBudget budget = block_budget(k, stored);
     const int64_t threads = (packs + k - 1) / k;
     if (stored > budget.max_stored_bytes || threads > budget.max_threads) continue;
-    if (!by_residency && (k == kNarrowBlockPacks || k == kWideBlockPacks || k == kGradBlockPacks)) continue;
+    if (!by_residency && residency_only_packs(k)) continue;
     if (k == kWideBlockPacks && (shape.value_bytes != 2 || shape.pack_bytes != kMaxPackBytes)) continue;
     if (k == kGradBlockPacks && (shape.value_bytes != 4 || shape.inputs != 2 || shape.pack_bytes != kMaxPackBytes))
       continue;

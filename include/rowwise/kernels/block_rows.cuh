@@ -37,9 +37,15 @@ inline constexpr int kWideBlockPacks = 11;
 inline constexpr int kGradBlockPacks = 6;
 __host__ __device__ constexpr BlockBudget block_budget(int packs_per_thread, int stored_bytes) {
   if (packs_per_thread == kNarrowBlockPacks) return {384, 56, kStoredBytesPerThread};
-  if (packs_per_thread == kGradBlockPacks) return {288, 72, kGradBlockPacks * 32};
-  if (packs_per_thread == kWideBlockPacks) return {32, 88, kWideBlockPacks * 16};
+  if (packs_per_thread == kGradBlockPacks) return {288, 72, kGradBlockPacks * 2 * kMaxPackBytes};
+  if (packs_per_thread == kWideBlockPacks) return {32, 88, kWideBlockPacks * kMaxPackBytes};
   return {block_max_threads(stored_bytes), 64, kStoredBytesPerThread};
+}
+// The narrow, wide and gradient K: for block rows chosen by residency only (cluster slices never
+// take them).
+__host__ __device__ constexpr bool residency_only_packs(int packs_per_thread) {
+  return packs_per_thread == kNarrowBlockPacks || packs_per_thread == kWideBlockPacks ||
+         packs_per_thread == kGradBlockPacks;
 }
 
 template <int N, int K, class Io> inline constexpr int kBlockStoredBytes = K * kPackStoredBytes<N, Io>;
