@@ -4,6 +4,8 @@
 //   template <int N> int  phase()                         lane of element 0 in its pack
 //   template <int N> void load(In* dst, int64_t col)       N inputs at [col, col + N)
 //   template <int N> void store(const Acc* src, int64_t col)
+//   Row opaque()                                            the same row, its addresses hidden from the
+//                                                           compiler (pack.cuh: opaque_address)
 // Strategies call load/store<N> only where (phase + col) % N == 0, else load/store<1>. Resolving the
 // row once keeps 64-bit row arithmetic out of the per-pack path.
 // Rows held on chip are kept as Packed<N>, the inputs in their storage type (16-bit types two to a
@@ -81,6 +83,7 @@ template <class T, class U = T> struct PointerIo {
     template <int N> __device__ int phase() const {
       return static_cast<int>(reinterpret_cast<uintptr_t>(x) / sizeof(T) % N);
     }
+    __device__ Row opaque() const { return {opaque_address(x), opaque_address(y)}; }
     static constexpr bool kStaged = true;
     using Stored = T;
     using Out = U;
@@ -128,6 +131,7 @@ template <class T> struct GradPointerIo {
     };
     using Half = typename PointerIo<T>::Row;
     template <int N> __device__ int phase() const { return Half{y, nullptr}.template phase<N>(); }
+    __device__ Row opaque() const { return {opaque_address(y), opaque_address(dy), opaque_address(dx)}; }
     static constexpr bool kStaged = true;
     using Stored = T;
     using Out = T;
@@ -217,6 +221,7 @@ template <class In, class Load, class Store> struct FunctorIo {
     template <int N> static constexpr bool kAsyncCopy = false;  // loads are the user's code
     static constexpr bool kStaged = false;                        // and so are the addresses
     template <int N> __device__ int phase() const { return 0; }
+    __device__ Row opaque() const { return *this; }
     template <int N> __device__ void load(In* dst, int64_t col) const {
       load_fn.template load<N>(dst, r, col);
     }

@@ -25,6 +25,10 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // cols / N, where a ragged row spans up to two more), lane l from the first whole pack on: packs
   // [first, end) of a row of the given phase.
   constexpr bool lanes_take_edge = R == 1;
+  // Lanes holding half their budget of row or less (kernels/row_common.cuh): 16-bit rows of up to a
+  // few hundred columns, whose time follows their instructions (docs/perf.md), the row's fixed work
+  // (addresses, edge, reduction) a large share of them.
+  constexpr bool kFewPacks = R * K * kPackStoredBytes<N, Io> <= kStoredBytesPerThread / 2;
   const int row_cols = static_cast<int>(cols);  // a warp row holds at most 32 * 8 packs: 32-bit indices
   const auto first = [&](int phase) { return group_lane + (lanes_take_edge && phase != 0 ? 1 : 0); };
   const auto end = [&](int phase) {
@@ -35,18 +39,27 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
     typename Op::In edge_values[R][kEdgeSlots<N>];
     RowEdge edge[R];
     int phase[R];
+    // Rows past the end read row 0 and store nothing. The map asks for the same row again (the
+    // compiler keeps the one address; RowIo need not be default-constructible for an array). Lanes
+    // of few packs, whose fixed work per row dominates, keep the address opaque (pack.cuh); lanes of
+    // 8 packs measured 2 % slower so (bf16 softmax of 513 columns).
+    const auto row_io = [&](int r) {
+      const int64_t row = base + r * groups + group;
+      const auto at = io.row(row < rows ? row : 0);
+      if constexpr (kFewPacks) return at.opaque();
+      else return at;
+    };
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t row = base + r * groups + group;
-      const auto row_io = io.row(row < rows ? row : 0);
-      phase[r] = row_io.template phase<N>();
+      phase[r] = row_io(r).template phase<N>();
       const int row_end = row < rows ? end(phase[r]) : 0;
       if constexpr (lanes_take_edge) {
-        load_strided_packs<Op, N, K, true>(row_io, v[r], first(phase[r]), width, row_end, phase[r], row_cols);
+        load_strided_packs<Op, N, K, true>(row_io(r), v[r], first(phase[r]), width, row_end, phase[r], row_cols);
         edge[r] = row < rows ? row_edge<N>(row_cols, phase[r]) : RowEdge{};
-        load_edge<Op, N>(row_io, edge_values[r], edge[r], group_lane, width, row_cols);
+        load_edge<Op, N>(row_io(r), edge_values[r], edge[r], group_lane, width, row_cols);
       } else {
-        load_strided_packs<Op, N, K>(row_io, v[r], first(phase[r]), width, row_end, phase[r], row_cols);
+        load_strided_packs<Op, N, K>(row_io(r), v[r], first(phase[r]), width, row_end, phase[r], row_cols);
       }
     }
     // Reduce all R rows before the first shuffle: their chains are independent and interleave.
@@ -56,18 +69,18 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       state[r] = reduce_packs<Op, N, K, RowIo>(v[r]);
       if constexpr (lanes_take_edge) state[r] = Op::combine(state[r], Op::template reduce<kEdgeSlots<N>>(edge_values[r]));
     }
+    // Unrolled in lanes of few packs; in fuller lanes ptxas then kept the row unpacked (warp_reduce.cuh).
 #pragma unroll
-    for (int r = 0; r < R; ++r) state[r] = warp_allreduce(state[r], CombineOf<Op>{}, width);
+    for (int r = 0; r < R; ++r) state[r] = warp_allreduce<kFewPacks>(state[r], CombineOf<Op>{}, width);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t row = base + r * groups + group;
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
-      const auto row_io = io.row(row);
-      map_and_store_strided_packs<Op, N, K, false, lanes_take_edge>(row_io, v[r], fin, first(phase[r]), width,
+      map_and_store_strided_packs<Op, N, K, false, lanes_take_edge>(row_io(r), v[r], fin, first(phase[r]), width,
                                                                     end(phase[r]), phase[r], row_cols);
       if constexpr (lanes_take_edge) {
-        map_and_store_edge<Op, N>(row_io, edge_values[r], fin, edge[r], group_lane, width, row_cols);
+        map_and_store_edge<Op, N>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
       }
       if (group_lane == 0) Op::emit(io, row, fin);
     }

@@ -50,6 +50,20 @@ __device__ inline void store_raw(void* p, const unsigned& r) {
 }
 template <class R> __device__ inline void store_raw(void* p, const R& r) { *static_cast<R*>(p) = r; }
 
+// A row's address hidden from the compiler, so that it stays one register pair and each access adds
+// its column to it: NVVM otherwise folds base + row * stride + col into one index and redoes the
+// 64-bit multiply at every access (6 instructions a store in 16-bit warp rows, where time follows
+// instructions). The accesses name the global space themselves (above), so the pointer's lost
+// provenance costs nothing. Kernels bounded to few registers may prefer the recomputation (16-bit
+// block rows of 7 packs spilled 8-16 bytes holding two addresses), so strategies opt in (Row::opaque).
+template <class T> __device__ inline T* opaque_address(T* p) {
+  // As bytes: NVVM mistyped isspacep on a pointer to a class type (fp8 e4m3) and stopped.
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(p);
+  asm("" : "+l"(bytes));
+  __builtin_assume(__isGlobal(bytes));
+  return reinterpret_cast<T*>(const_cast<unsigned char*>(bytes));
+}
+
 // An empty asm that claims to change the registers: the compiler must unpack them again instead of
 // keeping values it unpacked earlier alive (which would undo keeping the row packed).
 __device__ inline void launder_raw(uint4& r) { asm volatile("" : "+r"(r.x), "+r"(r.y), "+r"(r.z), "+r"(r.w)); }
