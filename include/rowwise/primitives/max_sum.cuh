@@ -35,16 +35,18 @@ template <class A> __device__ inline MaxSum<A> shfl_down(MaxSum<A> v, int delta,
 // state (empty and NaN states included), with one exp a lane instead of one a step: tiny 16-bit rows
 // spent most of their exps, which share a quarter-rate unit, in the reduction's combines.
 template <bool kUnrolled = false, class A, class Combine>
-__device__ inline MaxSum<A> warp_allreduce(MaxSum<A> v, Combine, int width = kWarpSize) {
-  const auto butterflies = [&](int w) {
-    const A m = warp_allreduce(v.m, [](A a, A b) { return math::max(a, b); }, w);
-    const A shift = m == -math::infinity<A>() ? A(0) : m;
-    return MaxSum<A>{m, warp_allreduce(v.s * math::exp(v.m - shift), [](A a, A b) { return a + b; }, w)};
-  };
+__device__ inline MaxSum<A> warp_allreduce(MaxSum<A> v, Combine combine, int width = kWarpSize) {
   if constexpr (kUnrolled) {
-    return with_width(width, [&](auto w) { return butterflies(decltype(w)::value); });
+    return with_width(width, [&](auto w) { return warp_allreduce(v, combine, decltype(w)::value); });
   } else {
-    return butterflies(width);
+    A m = v.m;
+#pragma unroll
+    for (int mask = width / 2; mask > 0; mask /= 2) m = math::max(m, shfl_xor(m, mask, width));
+    const A shift = m == -math::infinity<A>() ? A(0) : m;
+    A s = v.s * math::exp(v.m - shift);
+#pragma unroll
+    for (int mask = width / 2; mask > 0; mask /= 2) s += shfl_xor(s, mask, width);
+    return {m, s};
   }
 }
 

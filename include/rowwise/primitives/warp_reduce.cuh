@@ -14,18 +14,7 @@ template <class S> __device__ inline S shfl_down(S v, int delta, int width) {
   return __shfl_down_sync(0xffffffffu, v, delta, width);
 }
 
-// Butterfly all-reduce: every lane of each group ends with the group's combined state.
-// Assumptions: all 32 lanes of the warp call it (full mask) with the same width.
-template <int W, class S, class Combine> __device__ inline S warp_allreduce_of(S v, Combine combine) {
-#pragma unroll
-  for (int mask = W / 2; mask > 0; mask /= 2) v = combine(v, shfl_xor(v, mask, W));
-  return v;
-}
-// A runtime width: kUnrolled picks one unrolled butterfly by a switch, where the loop costs 5
-// instructions a step (20 a reduction in groups of 8; 16-bit warp rows of few packs a lane are bound
-// by issue). Not by default: ptxas then sees straight-line code from the row's reduction to its map
-// and merges their unpacks, keeping the row unpacked across (bf16 log_softmax lanes of 8 packs: 72
-// -> 127 registers); the loop keeps them apart.
+// A runtime width as a constant: reduce(Width<W>{}) for the width's W (a power of two up to 32).
 template <int W> struct Width {
   static constexpr int value = W;
 };
@@ -39,10 +28,18 @@ template <class Reduce> __device__ inline auto with_width(int width, Reduce redu
     default: return reduce(Width<1>{});
   }
 }
+
+// Butterfly all-reduce: every lane of each group ends with the group's combined state.
+// Assumptions: all 32 lanes of the warp call it (full mask) with the same width.
+// kUnrolled: the butterfly for a constant width, picked by a switch (with_width), where the loop over
+// a runtime width costs 5 instructions a step (20 a reduction in groups of 8; 16-bit warp rows of few
+// packs a lane are bound by issue). Not by default: ptxas then sees straight-line code from the row's
+// reduction to its map and merges their unpacks, keeping the row unpacked across (bf16 log_softmax
+// lanes of 8 packs: 72 -> 127 registers); the loop keeps them apart.
 template <bool kUnrolled = false, class S, class Combine>
 __device__ inline S warp_allreduce(S v, Combine combine, int width = kWarpSize) {
   if constexpr (kUnrolled) {
-    return with_width(width, [&](auto w) { return warp_allreduce_of<decltype(w)::value>(v, combine); });
+    return with_width(width, [&](auto w) { return warp_allreduce(v, combine, decltype(w)::value); });
   } else {
 #pragma unroll
     for (int mask = width / 2; mask > 0; mask /= 2) v = combine(v, shfl_xor(v, mask, width));
