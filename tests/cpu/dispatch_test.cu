@@ -123,6 +123,23 @@ TEST(Dispatch, BlockRowsWithPartialPacksTakeTheEdge) {
   EXPECT_EQ(tiny.threads, 32);
 }
 
+// Warp blocks loop over their rows for 32 KB of input, 8 KB where one 4-byte input maps to a 4-byte
+// output (an unknown output, a functor's, keeps 32).
+TEST(Dispatch, WarpBlocksOfFourByteRowsMakeOnePass) {
+  RowShape fp32 = staged_shape(128, 4, 4);
+  EXPECT_EQ(rowwise::warp_block_bytes(fp32), 8 * 1024);
+  RowShape bf16 = staged_shape(128, 2, 8);
+  EXPECT_EQ(rowwise::warp_block_bytes(bf16), 32 * 1024);
+  RowShape int8_out = fp32;
+  int8_out.out_bytes = 1;
+  EXPECT_EQ(rowwise::warp_block_bytes(int8_out), 32 * 1024);
+  RowShape functor = aligned_shape(128, 4, 4);  // output size unknown
+  EXPECT_EQ(rowwise::warp_block_bytes(functor), 32 * 1024);
+  RowShape gradient = fp32;
+  gradient.inputs = 2;
+  EXPECT_EQ(rowwise::warp_block_bytes(gradient), 32 * 1024);
+}
+
 // Warp groups of one row hold its whole packs only (the lanes take the edge): a ragged bf16 row of 129
 // columns (up to 17 packs, 16 whole) fills 8 lanes of 2; 2 packs a lane take 2 rows a group only for
 // rows of whole packs.

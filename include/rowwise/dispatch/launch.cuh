@@ -28,7 +28,7 @@ namespace rowwise {
 // block_smem, one block an SM, whose looping threads could start the next row's copies early: fp32
 // softmax 50257 columns 87 -> 80 % looping.
 // Warp blocks of tiny rows carry little data, so each does enough iterations to move about
-// kWarpBlockBytes (block launch rate, not bandwidth, limits below that).
+// warp_block_bytes (block launch rate, not bandwidth, limits below that).
 inline unsigned grid_for(int64_t work_blocks, int64_t iterations_per_block) {
   const int64_t blocks = (work_blocks + iterations_per_block - 1) / iterations_per_block;
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, INT32_MAX)));
@@ -50,7 +50,7 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
     const int64_t rows_per_block = int64_t(plan.threads / plan.width) * c.rows_per_group;
     const int64_t bytes_per_iteration = rows_per_block * shape.cols * shape.pack_bytes / shape.pack;
     const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block,
-                                   std::max<int64_t>(1, kWarpBlockBytes / bytes_per_iteration));
+                                   std::max<int64_t>(1, warp_block_bytes(shape) / bytes_per_iteration));
     kernel<<<grid, plan.threads, 0, stream>>>(io, shape.rows, shape.cols, plan.width);
     return cudaPeekAtLastError();
   }
@@ -144,8 +144,8 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
   }
   auto* counters = static_cast<unsigned*>(workspace);
   auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(workspace) + split_counter_bytes(shape.rows));
-  const SplitWorkspace<State> ws{states, counters, counters + shape.rows};
-  cudaError_t e = own ? cudaMemsetAsync(counters, 0, 2 * shape.rows * sizeof(unsigned), stream) : cudaSuccess;
+  const SplitWorkspace<State> ws{states, counters, own ? nullptr : counters + shape.rows};
+  cudaError_t e = own ? cudaMemsetAsync(counters, 0, shape.rows * sizeof(unsigned), stream) : cudaSuccess;
   if (e == cudaSuccess) {
     cudaLaunchConfig_t config = {};
     cudaLaunchAttribute attribute[1];

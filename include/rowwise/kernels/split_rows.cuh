@@ -29,12 +29,15 @@ struct SplitLayout {
   int64_t held_packs;   // packs of a slice kept in shared memory
 };
 
-// Per launch: one state per slice, one arrival count per row. `arrived` is zero when a launch starts
-// and zero again when it ends (the last CTA of a row to leave resets it).
+// Per launch: one state per slice, one arrival count per row, zero when the launch starts. A caller's
+// workspace is left zeroed again, counting departures too (the last CTA of a row to leave resets it);
+// a launch that zeroes its counters first passes no `departed`, and its CTAs leave without a count:
+// that returning atomic, once a slice, delayed each slice's map (fp32 softmax_backward of 131072 columns
+// 75 -> 79 %).
 template <class State> struct SplitWorkspace {
   State* states;      // rows * chunks
   unsigned* arrived;  // rows
-  unsigned* departed; // rows
+  unsigned* departed; // rows, or null
 };
 
 // Four CTAs of 256 threads an SM (not two of 512): while some wait for their rows, others stream
@@ -160,7 +163,7 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     for (int64_t i = threadIdx.x; i < layout.chunks; i += blockDim.x)
       row_state = Op::combine(row_state, load_from_l2(ws.states + s.row * layout.chunks + i));
     row_state = block_allreduce(row_state, CombineOf<Op>{}, Op::identity(), slots[1]);
-    if (threadIdx.x == 0) {
+    if (ws.departed != nullptr && threadIdx.x == 0) {
       // Every CTA of the row has passed its wait once all have departed: the last one re-arms the row.
       unsigned* departed = &ws.departed[s.row];
       if (atomicAdd(departed, 1u) == static_cast<unsigned>(layout.chunks) - 1) {
