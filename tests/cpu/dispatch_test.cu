@@ -312,7 +312,7 @@ TEST(Dispatch, SharedMemoryWhileTheRowFitsThenSplit) {
   EXPECT_EQ(streamed.smem_bytes, 57856 * 4);
   EXPECT_TRUE(streamed.fills_sm);
   EXPECT_EQ(choose(aligned_shape(77140, 4, 4)).strategy, Strategy::kBlockSmem);  // 4/3 of the buffer
-  EXPECT_EQ(choose(aligned_shape(77144, 4, 4)).strategy, Strategy::kSplit);
+  EXPECT_EQ(choose(aligned_shape(77144, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
   // Blocks of 64-113 KB share an SM (two or three): the kernel without copy groups.
   EXPECT_FALSE(choose(aligned_shape(16385, 4, 4)).fills_sm);
   EXPECT_FALSE(choose(aligned_shape(28000, 4, 4)).fills_sm);
@@ -326,13 +326,36 @@ TEST(Dispatch, SharedMemoryWhileTheRowFitsThenSplit) {
   EXPECT_EQ(choose(gradient).strategy, Strategy::kBlockSmem);
   gradient.cols = 50000;
   gradient.max_packs = 12500;
-  EXPECT_EQ(choose(gradient).strategy, Strategy::kSplit);
+  EXPECT_EQ(choose(gradient, Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
   gradient.rows = 8;  // few rows: spread over the GPU (by clusters on Hopper)
   EXPECT_EQ(choose(gradient, Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
   EXPECT_EQ(choose(aligned_shape(50000, 4, 4), Strategy::kBlockSmem).smem_bytes, 50000 * 4);
   Plan none;
   EXPECT_FALSE(rowwise::choose_plan(aligned_shape(1 << 20, 4, 4), kHopper, Strategy::kBlockSmem, &none));
   EXPECT_EQ(choose(aligned_shape(1 << 24, 4, 4)).strategy, Strategy::kSplit);
+}
+
+// Many rows too long for block_smem: clusters of 16 CTAs of at most 32 KB while the row holds at most
+// 512 KB on chip (Hopper); split beyond that, for doubles and without clusters.
+TEST(Dispatch, ManyRowsUpTo512KBOverClusters) {
+  const Plan just_past_smem = choose(aligned_shape(77144, 4, 4));
+  EXPECT_EQ(just_past_smem.strategy, Strategy::kCluster);
+  EXPECT_EQ(just_past_smem.cluster_size, 16);
+  const Plan fp32 = choose(aligned_shape(131072, 4, 4));  // 512 KB: 16 slices of 32 KB
+  EXPECT_EQ(fp32.strategy, Strategy::kCluster);
+  EXPECT_EQ(fp32.cluster_size, 16);
+  EXPECT_EQ(fp32.threads, 256);
+  EXPECT_EQ(choose(aligned_shape(262144, 2, 8)).strategy, Strategy::kCluster);
+  EXPECT_EQ(choose(aligned_shape(131076, 4, 4)).strategy, Strategy::kSplit);  // past 512 KB
+  EXPECT_EQ(choose(aligned_shape(65536, 8, 2)).strategy, Strategy::kSplit);   // doubles: not measured
+  EXPECT_EQ(choose(aligned_shape(131072, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
+  RowShape gradient = aligned_shape(65536, 4, 4);  // fp32 y and dy: 512 KB on chip
+  gradient.value_bytes = 8;
+  gradient.inputs = 2;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kCluster);
+  gradient.cols = 98304;  // 768 KB
+  gradient.max_packs = 24576;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kSplit);
 }
 
 // What every split plan must satisfy: slices cover the row exactly once (none empty), no more slices

@@ -1,6 +1,6 @@
 // Rows longer than one CTA holds (the cluster and split strategies, and block_smem's rows longer than its
 // buffer, the rest streamed) and whole-tensor softmax: 36001 to 1M columns in 1-8 rows, every op family
-// and dtype, forced and through dispatch; tensor_softmax and
+// and dtype, forced and through dispatch; 160 rows of ~400 KB through dispatch; tensor_softmax and
 // tensor_log_softmax on odd n with both workspace kinds, including sizes past what the GPU holds.
 #include <gtest/gtest.h>
 
@@ -82,6 +82,42 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Param>& info) {
       return std::string(dtype_name(std::get<0>(info.param))) + "_" + rowwise::strategy_name(std::get<1>(info.param));
     });
+
+// More rows than an H100 or H200 has SMs, each longer than block_smem takes (~400 KB of one operand
+// on chip; gradients of ~400 and ~800 KB): through dispatch, clusters for fp32 and 16-bit rows up to
+// 512 KB, split past it and for doubles. Contiguous and misaligned-strided in-place rows.
+class ManyLongRows : public ::testing::TestWithParam<Dtype> {};
+
+TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {
+  RW_REQUIRE_GPU();
+  visit_dtype(GetParam(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t rows = 160;
+    const int64_t cols = 409600 / static_cast<int64_t>(sizeof(T)) + 3;
+    uint64_t seed = 104729ull * cols;
+    for (const Layout& layout : {forward_layouts()[0], forward_layouts()[6]}) {
+      ++seed;
+      const std::string what = std::string(dtype_name(GetParam())) + " " + layout.name + " ";
+      for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {
+        const CaseReport r = check_forward_case<T>(op, rows, cols, Values::kSpecialRows, layout, {}, seed);
+        EXPECT_TRUE(r.ok()) << what << op_name(op) << ": " << r.summary();
+      }
+      const CaseReport absmax = check_absmax_case<T, T>(rows, cols, Values::kSpecialRows, layout, true, {}, seed);
+      EXPECT_TRUE(absmax.ok()) << what << "absmax_scale: " << absmax.summary();
+    }
+    for (int64_t grad_cols : {cols / 2, cols}) {  // y and dy: ~400 KB (cluster), ~800 KB (split)
+      for (GradOp op : {GradOp::kSoftmaxBackward, GradOp::kLogSoftmaxBackward}) {
+        const CaseReport r = check_backward_case<T>(op, rows, grad_cols, Values::kSpecialRows, backward_layouts()[0], {}, 7);
+        EXPECT_TRUE(r.ok()) << grad_op_name(op) << " cols " << grad_cols << ": " << r.summary();
+      }
+    }
+    const CaseReport int8 = check_absmax_case<T, int8_t>(rows, cols, Values::kSpecialRows, forward_layouts()[0], true, {}, 11);
+    EXPECT_TRUE(int8.ok()) << "absmax_int8: " << int8.summary();
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, ManyLongRows, ::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
+                         [](const ::testing::TestParamInfo<Dtype>& info) { return std::string(dtype_name(info.param)); });
 
 // Odd sizes: tiny, one cluster's worth, past the on-chip capacity of an H200 (~30 MB) in every dtype.
 const std::vector<int64_t> kTensorSizes = {1, 4097, 1000003, (int64_t{1} << 23) + 5, 9 * (int64_t{1} << 20) + 3};

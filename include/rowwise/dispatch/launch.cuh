@@ -177,7 +177,8 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
   attribute[0].val.clusterDim.x = plan.cluster_size;
   attribute[0].val.clusterDim.y = 1;
   attribute[0].val.clusterDim.z = 1;
-  config.gridDim = grid_for(shape.rows * plan.cluster_size, plan.cluster_size) * plan.cluster_size;
+  // A cluster a row (the kernel loops past 2^31 CTAs).
+  config.gridDim = static_cast<unsigned>(std::min<int64_t>(shape.rows, INT32_MAX / plan.cluster_size)) * plan.cluster_size;
   config.blockDim = plan.threads;
   config.stream = stream;
   config.attrs = attribute;

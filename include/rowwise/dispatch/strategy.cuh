@@ -156,6 +156,14 @@ inline constexpr int kAnyValue = INT32_MAX;  // max_value_bytes of any row (fp64
 // 1289 / 1559 / 1851 84 / 85 / 87 -> 87 / 93 / 94 %, but 1013 / 1103 90 / 83 -> 75 / 77 %.
 inline constexpr int64_t kWarp16BitRowBytes = 2560;
 
+// Rows (fp32, 16-bit) too long for block_smem go to clusters of 16 CTAs of at most 32 KB rather than
+// split while they hold at most this on chip, however many rows: read once, merged at a cluster
+// barrier. H200, 256 MiB, split -> cluster, % of copy: fp32 softmax 98304 / 131072 75 / 73 -> 79 /
+// 80, bf16 196608 / 262144 67 / 67 -> 73 / 75, int8 outputs of fp32 131072 66 -> 75, fp32
+// softmax_backward 40000 / 65536 81 / 81 -> 90 / 89, bf16 80000 / 131072 77 / 78 -> 87 / 84; H100
+// +3-16. Longer rows (slices of 48-64 KB) were mixed (fp32 softmax 262144 73 -> 71).
+inline constexpr int64_t kManyRowsClusterBytes = 524288;
+
 inline constexpr StrategyRule kStrategyRules[] = {
     {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue,
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
@@ -173,6 +181,8 @@ inline constexpr StrategyRule kStrategyRules[] = {
      "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
     {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
+    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue,
+     "docs/perf.md#dispatch: many rows of up to 512 KB over clusters of 32 KB slices (not doubles)"},
     {Strategy::kSplit, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
 };

@@ -51,6 +51,12 @@ __host__ __device__ constexpr bool residency_only_packs(int packs_per_thread) {
 template <int N, int K, class Io> inline constexpr int kBlockStoredBytes = K * kPackStoredBytes<N, Io>;
 template <int N, int K, class Io>
 inline constexpr BlockBudget kBlockBudgetOf = block_budget(K, kBlockStoredBytes<N, K, Io>);
+// The blocks an SM must hold (__launch_bounds__) for a thread of K packs to stay within its budget's
+// registers: block rows, and cluster slices (kernels/cluster_rows.cuh).
+template <class Op, int N, int K, class Io>
+inline constexpr int kBlockMinBlocksPerSm =
+    min_blocks_per_sm<Op>(kBlockBudgetOf<N, K, Io>.max_threads, kBlockStoredBytes<N, K, Io>,
+                          kBlockBudgetOf<N, K, Io>.registers, kBlockBudgetOf<N, K, Io>.max_stored_bytes);
 
 // Packs for which block rows also come with the edge (kEdge below, for the plan's `edge`): the widest
 // packs of 16-bit elements in memory, the only ones dispatch gives it (functor Io has none in memory).
@@ -73,10 +79,7 @@ inline constexpr bool kBlockRowsInstantiated =
 // (cols / N of them, where a ragged row spans up to two more): gradient ops always
 // (kOpTakesEdgeInBlockRows), the others for 16-bit rows with partial packs (the plan's `edge`).
 template <class Op, int N, int K, bool kEdge, class Io>
-__global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads,
-                                  min_blocks_per_sm<Op>(kBlockBudgetOf<N, K, Io>.max_threads, kBlockStoredBytes<N, K, Io>,
-                                                        kBlockBudgetOf<N, K, Io>.registers,
-                                                        kBlockBudgetOf<N, K, Io>.max_stored_bytes))
+__global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kBlockMinBlocksPerSm<Op, N, K, Io>)
     block_rows_kernel(Io io, int64_t rows, int64_t cols) {
   using RowIo = typename Io::Row;
   using State = typename Op::State;
