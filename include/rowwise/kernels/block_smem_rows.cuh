@@ -36,25 +36,39 @@ struct CopyGroups {
   __device__ int end(int g) const { return mine < (g + 1) * per_group ? mine : (g + 1) * per_group; }
 };
 
-// Starts copying pack p of the row into the buffer: a whole pack asynchronously, a partial one at the
-// row's ends through registers.
-template <class Op, int N, class Io>
+// Starts copying pack p of the row into the buffer, asynchronously, where it lies whole in the row;
+// the row's partial first and last packs are copy_edge_packs' work.
+template <int N, class Io>
 __device__ inline void copy_held_pack(const typename Io::Row& io, const PlanarPacks<Io, N>& buf, int p, int phase,
                                       int cols) {
   const int col = p * N - phase;
   if (col >= 0 && col + N <= cols) buf.copy_async(io, p, col);
-  else buf.put(p, load_pack_of_row<Op, N>(io, col, cols));
+}
+
+// The row's partial first and last held packs, through registers, each by the thread that holds it,
+// once that thread's whole packs are in flight: loaded in line, their latency held up the copies
+// issued after them, and a block that fills its SM has no other block to hide that (fp32 gradients
+// of 14645 columns 86 -> 94 %, bf16 of 30001 80 -> 92 %).
+template <class Op, int N, class Io>
+__device__ inline void copy_edge_packs(const typename Io::Row& io, const PlanarPacks<Io, N>& buf, int held, int phase,
+                                       int cols) {
+  for (int p : {0, held - 1}) {
+    const int col = p * N - phase;
+    const bool partial = col < 0 || col + N > cols;
+    if (partial && p % static_cast<int>(blockDim.x) == static_cast<int>(threadIdx.x) && (p == 0 || held > 1))
+      buf.put(p, load_pack_of_row<Op, N>(io, col, cols));
+  }
 }
 
 // Starts copying the thread's held packs, a commit group per CopyGroups group.
-template <class Op, int N, class Io>
+template <int N, class Io>
 __device__ inline void copy_in_groups(const typename Io::Row& io, const PlanarPacks<Io, N>& buf, const CopyGroups& groups,
                                       int phase, int cols) {
 #pragma unroll
   for (int g = 0; g < kSmemCopyGroups; ++g) {
 #pragma unroll 1
     for (int k = groups.begin(g); k < groups.end(g); ++k) {
-      copy_held_pack<Op, N, Io>(io, buf, threadIdx.x + k * blockDim.x, phase, cols);
+      copy_held_pack<N, Io>(io, buf, threadIdx.x + k * blockDim.x, phase, cols);
     }
     commit_async_copies();
   }
@@ -108,12 +122,14 @@ __device__ inline typename Op::State copy_and_reduce_row(const typename Io::Row&
     }
   } else if constexpr (kFillsSm) {
     const CopyGroups groups(held);
-    copy_in_groups<Op, N, Io>(io, buf, groups, phase, cols);
+    copy_in_groups<N, Io>(io, buf, groups, phase, cols);
+    copy_edge_packs<Op, N, Io>(io, buf, held, phase, cols);
     state = reduce_streamed_packs<Op, N, kSmemBatch>(io, held, packs, phase, cols);  // while the copies fly
     state = reduce_in_groups<Op, N, Io>(buf, groups, state);
   } else {
-    for (int p = threadIdx.x; p < held; p += blockDim.x) copy_held_pack<Op, N, Io>(io, buf, p, phase, cols);
+    for (int p = threadIdx.x; p < held; p += blockDim.x) copy_held_pack<N, Io>(io, buf, p, phase, cols);
     commit_async_copies();
+    copy_edge_packs<Op, N, Io>(io, buf, held, phase, cols);
     wait_async_copies<0>();
     for (int p0 = threadIdx.x; p0 < held; p0 += kSmemBatch * blockDim.x) {
       PackedOf<RowIo, N> v[kSmemBatch];
