@@ -22,6 +22,8 @@
 //                                                           load_packed into shared memory without
 //                                                           registers (cp.async), operand i of the
 //                                                           pack at shared + i * plane_bytes
+// Single-operand rows may also give the stored values (ops that reduce them as stored, row_common.cuh):
+//   using Stored; template <int N> static Pack<Stored, N> stored(const Packed<N>&)
 // Rows staged whole through shared memory (strategy `tile`, contiguous rows) also need, where
 // static constexpr bool kStaged is true:
 //   using Stored; using Out                                  an operand's element type; the output's
@@ -68,6 +70,11 @@ template <class T, class U = T> struct PointerIo {
       memcpy(&t, &p.bits, sizeof(t));
 #pragma unroll
       for (int i = 0; i < N; ++i) v[i] = load_as<Acc>(t.v[i]);
+    }
+    template <int N> __device__ static Pack<T, N> stored(const Packed<N>& p) {
+      Pack<T, N> t;
+      memcpy(&t, &p.bits, sizeof(t));
+      return t;
     }
     template <int N> __device__ static void launder(Packed<N>& p) { launder_raw(p.bits); }
     template <int N> __device__ static void unpack_again(const Packed<N>& p, Acc* v) {

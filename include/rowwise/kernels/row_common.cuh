@@ -5,7 +5,9 @@
 // On chip a pack stays in its storage type (RowIo::Packed<N>) and is unpacked where it is used.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
+#include <utility>
 
 namespace rowwise {
 
@@ -188,12 +190,28 @@ __device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v
 // every unpacked value alive (64 floats for 8 bf16 packs: 128 registers, seen in ptxas).
 inline constexpr int kReduceChunk = 16;
 
+// Whether the op reduces the row's values as stored (Op::reduce_stored<M>(const Stored*), where the
+// op defines it for the row's Stored type): abs-max of 16-bit values, two a register, unpacked only
+// for the map. Packs of one value (odd strides) keep unpacking: pairing them cost more than it saved.
+template <class Op, class RowIo, class = void> inline constexpr bool kOpReducesStored = false;
+template <class Op, class RowIo>
+inline constexpr bool kOpReducesStored<
+    Op, RowIo, std::void_t<decltype(Op::template reduce_stored<2>(std::declval<const typename RowIo::Stored*>()))>> =
+    true;
+
 template <class Op, int N, int C, class RowIo>
 __device__ inline typename Op::State reduce_chunk(const PackedOf<RowIo, N>* v) {
-  typename Op::In values[C * N];
+  if constexpr (kOpReducesStored<Op, RowIo> && N % 2 == 0) {
+    typename RowIo::Stored stored[C * N];
 #pragma unroll
-  for (int c = 0; c < C; ++c) RowIo::template unpack<N>(v[c], &values[c * N]);
-  return Op::template reduce<C * N>(values);
+    for (int c = 0; c < C; ++c) memcpy(&stored[c * N], RowIo::template stored<N>(v[c]).v, N * sizeof(stored[0]));
+    return Op::template reduce_stored<C * N>(stored);
+  } else {
+    typename Op::In values[C * N];
+#pragma unroll
+    for (int c = 0; c < C; ++c) RowIo::template unpack<N>(v[c], &values[c * N]);
+    return Op::template reduce<C * N>(values);
+  }
 }
 
 // U need not be a multiple of the chunk (block rows of 7 packs): the last chunk is shorter.
@@ -209,6 +227,21 @@ __device__ inline typename Op::State reduce_packs(const PackedOf<RowIo, N>* v) {
   }
   if constexpr (kWhole < U) state = Op::combine(state, reduce_chunk<Op, N, U - kWhole, RowIo>(v + kWhole));
   return state;
+}
+
+// Whether the op can keep its reduction's per-value terms for the map (softmax's exps: reduce_keeping,
+// kept_scale, map_kept in ops/softmax.cuh), for strategies with registers to hold them.
+template <class Op, class = void> inline constexpr bool kOpKeepsTerms = false;
+template <class Op>
+inline constexpr bool kOpKeepsTerms<Op, std::void_t<decltype(&Op::kept_scale)>> = true;
+
+// One thread's state over U packs, unpacked all at once, and each value's term (kOpKeepsTerms).
+template <class Op, int N, int U, class RowIo>
+__device__ inline typename Op::State reduce_packs_keeping(const PackedOf<RowIo, N>* v, typename Op::Acc* terms) {
+  typename Op::In values[U * N];
+#pragma unroll
+  for (int u = 0; u < U; ++u) RowIo::template unpack<N>(v[u], &values[u * N]);
+  return Op::template reduce_keeping<U * N>(values, terms);
 }
 
 // Whether block kernels unpack a row again by other instructions before its map (see below): an op
@@ -246,6 +279,22 @@ __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<Row
     if constexpr (kUnpackAgain) RowIo::template unpack_again<N>(v[u], values);
     else RowIo::template unpack<N>(v[u], values);
     map_and_store_values<Op, N>(io, values, fin, p * N - phase, cols);
+  }
+}
+
+// Maps and stores the packs whose terms reduce_packs_keeping gave (as map_and_store_strided_packs).
+template <class Op, int N, int U, bool kWholeOnly, class RowIo, class I>
+__device__ inline void map_and_store_strided_terms(const RowIo& io, const typename Op::Acc* terms,
+                                                   typename Op::Acc scale, no_deduce<I> first, no_deduce<I> stride,
+                                                   no_deduce<I> packs, int phase, I cols) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const I p = first + u * stride;
+    if (kWholeOnly ? !is_whole_pack<N>(p, phase, cols) : p >= packs) continue;
+    typename Op::Acc out[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = Op::map_kept(terms[u * N + i], scale);
+    store_pack_of_row<N>(io, out, p * N - phase, cols);
   }
 }
 

@@ -29,6 +29,9 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // few hundred columns, whose time follows their instructions (docs/perf.md), the row's fixed work
   // (addresses, edge, reduction) a large share of them.
   constexpr bool kFewPacks = R * K * kPackStoredBytes<N, Io> <= kStoredBytesPerThread / 2;
+  // Such lanes keep softmax's exps from the reduction for the map (kOpKeepsTerms): a multiply a value
+  // instead of a subtract, an exp and a multiply, and the packs die at the reduction.
+  constexpr bool kKeepTerms = kFewPacks && kOpKeepsTerms<Op>;
   const int row_cols = static_cast<int>(cols);  // a warp row holds at most 32 * 8 packs: 32-bit indices
   const auto first = [&](int phase) { return group_lane + (lanes_take_edge && phase != 0 ? 1 : 0); };
   const auto end = [&](int phase) {
@@ -64,9 +67,15 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
     }
     // Reduce all R rows before the first shuffle: their chains are independent and interleave.
     typename Op::State state[R];
+    typename Op::State packs_state[R];  // what the kept terms are relative to
+    typename Op::Acc terms[R][kKeepTerms ? K * N : 1];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      state[r] = reduce_packs<Op, N, K, RowIo>(v[r]);
+      if constexpr (kKeepTerms) {
+        state[r] = packs_state[r] = reduce_packs_keeping<Op, N, K, RowIo>(v[r], terms[r]);
+      } else {
+        state[r] = reduce_packs<Op, N, K, RowIo>(v[r]);
+      }
       if constexpr (lanes_take_edge) state[r] = Op::combine(state[r], Op::template reduce<kEdgeSlots<N>>(edge_values[r]));
     }
     // Unrolled in lanes of few packs; in fuller lanes ptxas then kept the row unpacked (warp_reduce.cuh).
@@ -77,8 +86,14 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const int64_t row = base + r * groups + group;
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
-      map_and_store_strided_packs<Op, N, K, false, lanes_take_edge>(row_io(r), v[r], fin, first(phase[r]), width,
-                                                                    end(phase[r]), phase[r], row_cols);
+      if constexpr (kKeepTerms) {
+        map_and_store_strided_terms<Op, N, K, lanes_take_edge>(row_io(r), terms[r], Op::kept_scale(packs_state[r], fin),
+                                                               first(phase[r]), width, end(phase[r]), phase[r],
+                                                               row_cols);
+      } else {
+        map_and_store_strided_packs<Op, N, K, false, lanes_take_edge>(row_io(r), v[r], fin, first(phase[r]), width,
+                                                                      end(phase[r]), phase[r], row_cols);
+      }
       if constexpr (lanes_take_edge) {
         map_and_store_edge<Op, N>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
       }

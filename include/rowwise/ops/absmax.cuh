@@ -2,6 +2,8 @@
 // output type (the input type with qmax 1, or int8 / fp8 e4m3 for per-row symmetric quantization).
 // The per-row value written for dequantization is scale / qmax, so x ≈ y * row_scale.
 #pragma once
+#include <type_traits>
+
 #include "../primitives/numeric.cuh"
 
 namespace rowwise {
@@ -23,6 +25,10 @@ template <class A, class Out> struct AbsmaxScaleOp {
 #pragma unroll
     for (int i = 0; i < M; ++i) m = math::max_nan(m, math::abs(v[i]));
     return m;
+  }
+  // 16-bit inputs reduced as stored (kernels/row_common.cuh: kOpReducesStored).
+  template <int M, class T, class = std::enable_if_t<sizeof(T) == 2>> __device__ static State reduce_stored(const T* v) {
+    return math::abs_max_stored<M>(v);
   }
   // A zero row maps to zeros (mul 0), never 0/0.
   __device__ static Final finalize(State m) { return {m, m > A(0) ? A(kQmax) / m : (m == A(0) ? A(0) : m)}; }

@@ -26,13 +26,21 @@ template <class A> struct SoftmaxOpBase {
   // Max first, then one exp per value (an online update per value would cost two). The max skips
   // NaN; a NaN value then makes the sum NaN. All -inf (or all pad) gives the empty state.
   template <int M> __device__ static State reduce(const In* v) {
+    A terms[M];
+    return reduce_keeping<M>(v, terms);
+  }
+  // The same, giving each value's term exp(v - shift) of the sum (shift: the state's max, 0 if -inf).
+  template <int M> __device__ static State reduce_keeping(const In* v, A* terms) {
     A m = v[0];
 #pragma unroll
     for (int i = 1; i < M; ++i) m = math::max(m, v[i]);
     const A shift = m == -math::infinity<A>() ? A(0) : m;
     A s = 0;
 #pragma unroll
-    for (int i = 0; i < M; ++i) s += math::exp(v[i] - shift);
+    for (int i = 0; i < M; ++i) {
+      terms[i] = math::exp(v[i] - shift);
+      s += terms[i];
+    }
     return {m, s};
   }
 
@@ -49,6 +57,11 @@ template <class A> struct SoftmaxOp : SoftmaxOpBase<A> {
   // All -inf row: s = 0, inv_sum = inf, exp(-inf - -inf) = NaN: NaN like PyTorch.
   __device__ static Final finalize(const MaxSum<A>& st) { return {st.m, math::reciprocal(st.s)}; }
   __device__ static A map(A x, const Final& f) { return math::exp(x - f.m) * f.inv_sum; }
+  // map from a term reduce_keeping gave, with the scale of the state `mine` it came from: term * scale
+  // = exp(x - mine.m) * exp(mine.m - f.m) * inv_sum. A state of all -inf has terms 0 and scale 0 in a
+  // row with a finite max, and scale NaN (like map) in a row of all -inf.
+  __device__ static A kept_scale(const MaxSum<A>& mine, const Final& f) { return math::exp(mine.m - f.m) * f.inv_sum; }
+  __device__ static A map_kept(A term, A scale) { return term * scale; }
 };
 
 template <class A> struct LogSoftmaxOp : SoftmaxOpBase<A> {

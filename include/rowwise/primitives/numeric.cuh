@@ -120,6 +120,25 @@ __host__ __device__ inline float max_nan(float a, float b) {
   return (a != a || a > b) ? a : b;
 #endif
 }
+// max |v| over M 16-bit floats (half or bfloat16; M even) as stored, NaN if any is NaN. With the sign
+// bit cleared their bits order as their magnitudes do, NaN above inf, so an unsigned max two at a
+// time (VIMNMX.U16x2 on sm_90) finds it: a mask and half a max a value, where unpacking first cost an
+// unpack and a max.NaN a value (16-bit abs-max rows are instruction-bound, docs/perf.md).
+template <int M, class T> __device__ inline float abs_max_stored(const T* v) {
+  static_assert(sizeof(T) == 2 && M % 2 == 0, "pairs of 16-bit floats");
+  unsigned m = 0;
+#pragma unroll
+  for (int i = 0; i < M; i += 2) {
+    unsigned pair;
+    memcpy(&pair, v + i, sizeof(pair));
+    m = __vmaxu2(m, pair & 0x7FFF7FFFu);
+  }
+  const unsigned low = m & 0xFFFFu, high = m >> 16;
+  const unsigned short top = static_cast<unsigned short>(low > high ? low : high);
+  T t;
+  memcpy(&t, &top, sizeof(t));
+  return load_as<float>(t);
+}
 __host__ __device__ inline float abs(float x) { return fabsf(x); }
 __host__ __device__ inline double abs(double x) { return fabs(x); }
 
