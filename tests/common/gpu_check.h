@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ inline const std::vector<Layout>& forward_layouts() {
       {"in-place-misaligned-strided", {{3, 3}}, {}, 0},
   };
   return layouts;
+}
+inline const Layout& forward_layout(const char* name) {
+  for (const Layout& l : forward_layouts())
+    if (std::string(l.name) == name) return l;
+  throw std::invalid_argument(std::string("no forward layout ") + name);
 }
 
 // The output's buffer: its own, or the input it is written over.

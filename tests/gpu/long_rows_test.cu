@@ -95,7 +95,7 @@ TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {
     const int64_t rows = 160;
     const int64_t cols = 409600 / static_cast<int64_t>(sizeof(T)) + 3;
     uint64_t seed = 104729ull * cols;
-    for (const Layout& layout : {forward_layouts()[0], forward_layouts()[6]}) {
+    for (const Layout& layout : {forward_layout("contiguous"), forward_layout("in-place-misaligned-strided")}) {
       ++seed;
       const std::string what = std::string(dtype_name(GetParam())) + " " + layout.name + " ";
       for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {

@@ -17,13 +17,6 @@ namespace rowwise {
 __device__ inline void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
 __device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 
-// Whether cluster slices are bounded to the block rows' registers (__launch_bounds__): an op sets
-// kBoundClusterSlices = true where that measured faster. Unbounded is the default: under the bound
-// ptxas took more registers in most kernels (fp32 softmax slices of 4 packs 40 -> 48: 5 CTAs an SM,
-// not 6).
-template <class Op, class = void> inline constexpr bool kOpBoundsClusterSlices = false;
-template <class Op>
-inline constexpr bool kOpBoundsClusterSlices<Op, std::void_t<decltype(Op::kBoundClusterSlices)>> = Op::kBoundClusterSlices;
 template <class Op, int N, int K, class Io>
 inline constexpr int kClusterMinBlocksPerSm = kOpBoundsClusterSlices<Op> ? kBlockMinBlocksPerSm<Op, N, K, Io> : 0;
 

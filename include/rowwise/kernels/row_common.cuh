@@ -324,6 +324,14 @@ __device__ inline void map_streamed_packs(const RowIo& io, const typename Op::Fi
   }
 }
 
+// Whether cluster slices are bounded to the block rows' registers (__launch_bounds__): an op sets
+// kBoundClusterSlices = true where that measured faster. Unbounded is the default: under the bound
+// ptxas took more registers in most kernels (fp32 softmax slices of 4 packs 40 -> 48: 5 CTAs an SM,
+// not 6).
+template <class Op, class = void> inline constexpr bool kOpBoundsClusterSlices = false;
+template <class Op>
+inline constexpr bool kOpBoundsClusterSlices<Op, std::void_t<decltype(Op::kBoundClusterSlices)>> = Op::kBoundClusterSlices;
+
 // The op's combine as a functor for the warp and block reductions.
 template <class Op> struct CombineOf {
   __device__ typename Op::State operator()(const typename Op::State& a, const typename Op::State& b) const {
