@@ -8,6 +8,12 @@
 //   finalize    row state -> Final, the constants of the map
 //   map(v, f)   output element (Acc)
 //   emit        per-row side output written once per row (none here)
+// and may add what some strategies use where it measured faster (kernels/row_common.cuh reads them):
+//   reduce_stored<M>(const Stored*)                 the reduction from 16-bit values as stored (abs-max)
+//   reduce_keeping<M>(v, terms), kept_scale, map_kept  the map from the reduction's per-value terms
+//                                                   (softmax's exps, in warp lanes of one row)
+//   kUnpackAgain, kEdgeInBlockRows, kBoundClusterSlices  register and edge choices of block and
+//                                                   cluster rows
 #pragma once
 #include "../primitives/max_sum.cuh"
 #include "../primitives/numeric.cuh"
