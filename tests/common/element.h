@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 
 #include <cfloat>
+#include <cmath>
 #include <string>
 
 namespace rowwise_test {
@@ -36,16 +37,29 @@ template <> struct Element<double> {
   static double from_double(double v) { return v; }
   static double to_double(double v) { return v; }
 };
+// A 16-bit quiet NaN of the given sign: the host conversions give every NaN as 0x7FFF, and kernels
+// that read NaN's bits (abs-max as stored) must see both signs.
+template <class T, class Raw> T quiet_nan(bool negative, unsigned short positive_bits) {
+  Raw raw;
+  raw.x = static_cast<unsigned short>(positive_bits | (negative ? 0x8000 : 0));
+  return T(raw);
+}
 template <> struct Element<__half> {
   static constexpr Dtype kDtype = Dtype::kF16;
   static constexpr double kAtol = 1e-3, kRtol = 1e-3, kAccRtol = 1e-5, kUnderflow = 0x1p-24;
-  static __half from_double(double v) { return __float2half_rn(static_cast<float>(v)); }
+  static __half from_double(double v) {
+    if (std::isnan(v)) return quiet_nan<__half, __half_raw>(std::signbit(v), 0x7E00);
+    return __float2half_rn(static_cast<float>(v));
+  }
   static double to_double(__half v) { return __half2float(v); }
 };
 template <> struct Element<__nv_bfloat16> {
   static constexpr Dtype kDtype = Dtype::kBF16;
   static constexpr double kAtol = 8e-3, kRtol = 1.6e-2, kAccRtol = 1e-5, kUnderflow = FLT_MIN;
-  static __nv_bfloat16 from_double(double v) { return __float2bfloat16_rn(static_cast<float>(v)); }
+  static __nv_bfloat16 from_double(double v) {
+    if (std::isnan(v)) return quiet_nan<__nv_bfloat16, __nv_bfloat16_raw>(std::signbit(v), 0x7FC0);
+    return __float2bfloat16_rn(static_cast<float>(v));
+  }
   static double to_double(__nv_bfloat16 v) { return __bfloat162float(v); }
 };
 

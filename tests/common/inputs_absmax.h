@@ -1,6 +1,7 @@
 // Inputs for abs-max scaling: make_values' kinds, with special rows of its own for what scaling must
 // get exactly right (zero rows, NaN, inf, ties, saturation at ±qmax).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -41,7 +42,7 @@ inline void fill_absmax_special_row(std::vector<double>& row, int kind, Quant q,
   switch (kind) {
     case 0: break;
     case 1: for (size_t c = 0; c < row.size(); ++c) row[c] = c % 2 ? -0.0 : 0.0; break;  // zeros: scale 0
-    case 2: row[pick(rng)] = std::numeric_limits<double>::quiet_NaN(); break;           // NaN row
+    case 2: row[pick(rng)] = std::copysign(std::numeric_limits<double>::quiet_NaN(), rng() % 2 ? 1.0 : -1.0); break;  // NaN row, either sign
     case 3: row[pick(rng)] = rng() % 2 ? inf : -inf; break;                             // scale inf, x / inf
     case 4: fill_exact_row(row, q, rng); break;
     case 5: for (double& v : row) v *= 1e-3; row[pick(rng)] = 1e3; break;  // outlier: the rest near 0, fp8 subnormals
