@@ -1,7 +1,8 @@
 // Whole-tensor softmax and log-softmax: the n elements of a tensor as one row, spread over every SM
-// (the split strategy; the cluster strategy while the tensor is small enough for one cluster).
+// (the cluster strategy while the tensor is small enough for one cluster; split while the GPU holds
+// most of it; two_launch past that, reading it twice).
 //
-// The split strategy needs a small workspace: a count of arrivals and a state per CTA. Either let
+// Split and two_launch need a small workspace: a count of arrivals and a state per CTA. Either let
 // rowwise take it from the stream's memory pool (the overloads without a workspace), or pass your own
 // like CUB: ask tensor_softmax_workspace_bytes, allocate that much, zero it once (cudaMemsetAsync) and
 // reuse it; every call leaves it zeroed again. One call at a time may use a workspace.
@@ -16,9 +17,8 @@ template <class T> cudaError_t tensor_softmax_workspace_bytes(size_t* bytes) {
   if (bytes == nullptr) return cudaErrorInvalidValue;
   DeviceInfo dev;
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
-  SplitLayout most{};
-  most.chunks = split_resident_ctas(dev);
-  *bytes = split_workspace_bytes(1, most, sizeof(typename SoftmaxOp<acc_t<T>>::State));
+  // Split and two_launch take at most the resident CTAs to a row.
+  *bytes = split_workspace_bytes(1, split_resident_ctas(dev), sizeof(typename SoftmaxOp<acc_t<T>>::State));
   return cudaSuccess;
 }
 

@@ -332,7 +332,7 @@ TEST(Dispatch, SharedMemoryWhileTheRowFitsThenSplit) {
   EXPECT_EQ(choose(aligned_shape(50000, 4, 4), Strategy::kBlockSmem).smem_bytes, 50000 * 4);
   Plan none;
   EXPECT_FALSE(rowwise::choose_plan(aligned_shape(1 << 20, 4, 4), kHopper, Strategy::kBlockSmem, &none));
-  EXPECT_EQ(choose(aligned_shape(1 << 24, 4, 4)).strategy, Strategy::kSplit);
+  EXPECT_EQ(choose(aligned_shape(1 << 23, 4, 4)).strategy, Strategy::kSplit);
 }
 
 // Many rows too long for block_smem: clusters of 16 CTAs of at most 32 KB while the row holds at most
@@ -382,8 +382,8 @@ TEST(Dispatch, SplitHoldsLongRowsOnChipWhenTheyFit) {
   expect_valid_split(eight, kHopper, p);
   EXPECT_EQ(p.split.chunks, 176);
   EXPECT_EQ(p.split.held_packs, p.split.chunk_packs);
-  // One row of 64 MiB is more than the GPU holds: every resident CTA takes a slice, tails re-read.
-  const RowShape huge = aligned_shape(1 << 24, 4, 4, 1);
+  // One row of 32 MiB is more than the GPU holds: every resident CTA takes a slice, tails re-read.
+  const RowShape huge = aligned_shape(1 << 23, 4, 4, 1);
   const Plan h = choose(huge);
   expect_valid_split(huge, kHopper, h);
   EXPECT_EQ(h.split.chunks, 528);
@@ -405,6 +405,26 @@ TEST(Dispatch, SplitSpreadsFewRowsOverTheGpu) {
       }
     }
   }
+}
+
+// Rows holding more than 128 MB on chip, however many: two launches over the resident CTAs.
+TEST(Dispatch, RowsFarLongerThanTheGpuHoldsInTwoLaunches) {
+  EXPECT_EQ(choose(aligned_shape(32 << 20, 4, 4, 1)).strategy, Strategy::kSplit);  // 128 MB
+  const Plan tensor = choose(aligned_shape(int64_t{1} << 28, 4, 4, 1));            // 1 GiB of fp32
+  EXPECT_EQ(tensor.strategy, Strategy::kTwoLaunch);
+  EXPECT_EQ(tensor.row_ctas, rowwise::split_resident_ctas(kHopper));
+  EXPECT_EQ(tensor.threads, rowwise::kSplitThreads);
+  EXPECT_EQ(choose(aligned_shape(int64_t{1} << 28, 4, 4, 1), Strategy::kAuto, kAmpere).strategy, Strategy::kTwoLaunch);
+  EXPECT_EQ(choose(aligned_shape(65 << 20, 2, 8, 64)).strategy, Strategy::kTwoLaunch);  // 130 MB of bf16
+  RowShape gradient = aligned_shape(17 << 20, 4, 4, 4);  // fp32 y and dy: 136 MB on chip
+  gradient.value_bytes = 8;
+  gradient.inputs = 2;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kTwoLaunch);
+  // Forced: CTAs shared out among the rows, none taking less than 16 KB, at least one a row.
+  EXPECT_EQ(choose(aligned_shape(1 << 20, 4, 4, 8), Strategy::kTwoLaunch).row_ctas, 66);
+  EXPECT_EQ(choose(aligned_shape(8192, 4, 4, 1), Strategy::kTwoLaunch).row_ctas, 2);
+  EXPECT_EQ(choose(aligned_shape(1, 4, 4, 1), Strategy::kTwoLaunch).row_ctas, 1);
+  EXPECT_EQ(choose(aligned_shape(1 << 20, 2, 8, 5000), Strategy::kTwoLaunch).row_ctas, 1);
 }
 
 TEST(Dispatch, ForcedStrategyOnlyWhereTheRowFits) {

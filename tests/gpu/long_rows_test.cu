@@ -1,5 +1,5 @@
-// Rows longer than one CTA holds (the cluster and split strategies, and block_smem's rows longer than its
-// buffer, the rest streamed) and whole-tensor softmax: 36001 to 1M columns in 1-8 rows, every op family
+// Rows longer than one CTA holds (the cluster, split and two_launch strategies, and block_smem's rows
+// longer than its buffer, the rest streamed) and whole-tensor softmax: 36001 to 1M columns in 1-8 rows, every op family
 // and dtype, forced and through dispatch; 160 rows of ~400 KB through dispatch; tensor_softmax and
 // tensor_log_softmax on odd n with both workspace kinds, including sizes past what the GPU holds.
 #include <gtest/gtest.h>
@@ -78,7 +78,8 @@ TEST_P(LongRows, EveryOpMatchesFloat64Reference) {
 INSTANTIATE_TEST_SUITE_P(
     LongStrategies, LongRows,
     ::testing::Combine(::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
-                       ::testing::Values(Strategy::kAuto, Strategy::kSplit, Strategy::kCluster, Strategy::kBlockSmem)),
+                       ::testing::Values(Strategy::kAuto, Strategy::kSplit, Strategy::kTwoLaunch, Strategy::kCluster,
+                                         Strategy::kBlockSmem)),
     [](const ::testing::TestParamInfo<Param>& info) {
       return std::string(dtype_name(std::get<0>(info.param))) + "_" + rowwise::strategy_name(std::get<1>(info.param));
     });
@@ -119,8 +120,10 @@ TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {
 INSTANTIATE_TEST_SUITE_P(Dtypes, ManyLongRows, ::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
                          [](const ::testing::TestParamInfo<Dtype>& info) { return std::string(dtype_name(info.param)); });
 
-// Odd sizes: tiny, one cluster's worth, past the on-chip capacity of an H200 (~30 MB) in every dtype.
-const std::vector<int64_t> kTensorSizes = {1, 4097, 1000003, (int64_t{1} << 23) + 5, 9 * (int64_t{1} << 20) + 3};
+// Odd sizes: tiny, one cluster's worth, past the on-chip capacity of an H200 (~30 MB) in every dtype,
+// and past 128 MB of fp32 and fp64 (two_launch; its kernels in every dtype: LongRows).
+const std::vector<int64_t> kTensorSizes = {1, 4097, 1000003, (int64_t{1} << 23) + 5, 9 * (int64_t{1} << 20) + 3,
+                                           33 * (int64_t{1} << 20) + 1};
 
 template <class T>
 cudaError_t call_tensor(Op op, const T* x, T* y, int64_t n, void* workspace, size_t bytes) {

@@ -14,6 +14,7 @@
 #include "../kernels/cluster_rows.cuh"
 #include "../kernels/split_rows.cuh"
 #include "../kernels/tile_rows.cuh"
+#include "../kernels/two_launch_rows.cuh"
 #include "../kernels/two_pass_rows.cuh"
 #include "../kernels/warp_rows.cuh"
 #include "device_info.cuh"
@@ -96,8 +97,8 @@ cudaError_t launch_tile(const Io& io, const RowShape& shape, const Plan& plan, c
 // A split launch's workspace: two counters per row first (where a caller's zeroed workspace keeps
 // them whatever the layout), then a state per slice.
 inline size_t split_counter_bytes(int64_t rows) { return (2 * static_cast<size_t>(rows) * sizeof(unsigned) + 15) / 16 * 16; }
-inline size_t split_workspace_bytes(int64_t rows, const SplitLayout& layout, size_t state_bytes) {
-  return split_counter_bytes(rows) + static_cast<size_t>(rows * layout.chunks) * state_bytes;
+inline size_t split_workspace_bytes(int64_t rows, int64_t chunks, size_t state_bytes) {
+  return split_counter_bytes(rows) + static_cast<size_t>(rows * chunks) * state_bytes;
 }
 
 // Blocks of `kernel` one SM holds with `smem_bytes` of dynamic shared memory, asked once per device
@@ -137,7 +138,7 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
   if (rounds_ctas == 0) return cudaErrorCooperativeLaunchTooLarge;  // the plan assumed more residents
   const int64_t items = shape.rows * layout.chunks;
 
-  const size_t bytes = split_workspace_bytes(shape.rows, layout, sizeof(State));
+  const size_t bytes = split_workspace_bytes(shape.rows, layout.chunks, sizeof(State));
   const bool own = workspace == nullptr;
   if (own) {
     if (cudaError_t e = cudaMallocAsync(&workspace, bytes, stream); e != cudaSuccess) return e;
@@ -164,6 +165,40 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
     if (e == cudaSuccess) e = freed;
   }
   return e != cudaSuccess ? e : cudaPeekAtLastError();
+}
+
+// Two launches of up to the resident CTAs (plan.row_ctas a row), the states between them in
+// `workspace` (after the counters split keeps there, which it leaves untouched), or in memory from the
+// stream's pool.
+template <class Op, int N, class Io>
+cudaError_t launch_two_launch(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
+                              void* workspace) {
+  using State = typename Op::State;
+  DeviceInfo dev;
+  if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
+  const bool own = workspace == nullptr;
+  if (own) {
+    if (cudaError_t e = cudaMallocAsync(&workspace, split_workspace_bytes(shape.rows, plan.row_ctas, sizeof(State)), stream);
+        e != cudaSuccess)
+      return e;
+  }
+  auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(workspace) + split_counter_bytes(shape.rows));
+  const unsigned grid =
+      static_cast<unsigned>(std::min<int64_t>({shape.rows * plan.row_ctas, split_resident_ctas(dev), INT32_MAX}));
+  two_launch_reduce_kernel<Op, N><<<grid, plan.threads, 0, stream>>>(io, shape.rows, shape.cols, plan.row_ctas, states);
+  cudaError_t e = cudaPeekAtLastError();
+  constexpr int64_t ring_bytes = Io::Row::template kAsyncCopy<N> ? kTwoLaunchRingBytes<N, Io> : 0;
+  auto map_kernel = two_launch_map_kernel<Op, N, Io>;
+  if (e == cudaSuccess) e = allow_dynamic_smem(map_kernel, ring_bytes);
+  if (e == cudaSuccess) {
+    map_kernel<<<grid, plan.threads, ring_bytes, stream>>>(io, shape.rows, shape.cols, plan.row_ctas, states);
+    e = cudaPeekAtLastError();
+  }
+  if (own) {
+    const cudaError_t freed = cudaFreeAsync(workspace, stream);
+    if (e == cudaSuccess) e = freed;
+  }
+  return e;
 }
 
 // One cluster of plan.cluster_size CTAs per row. A device that cannot co-schedule such a cluster (too
@@ -243,7 +278,7 @@ cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, 
   }
 }
 
-// `workspace`: for the split strategy (see launch_split); null lets it allocate its own.
+// `workspace`: for the split and two_launch strategies (see launch_split); null lets them allocate their own.
 template <class Op, int N, class Io>
 cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
                         void* workspace = nullptr) {
@@ -259,6 +294,8 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, c
       return launch_row_blocks(block_smem_rows_kernel<Op, N, false, Io>, io, shape, plan, stream);
     case Strategy::kSplit:
       return launch_split<Op, N>(io, shape, plan, stream, workspace);
+    case Strategy::kTwoLaunch:
+      return launch_two_launch<Op, N>(io, shape, plan, stream, workspace);
     case Strategy::kTwoPass:
       return launch_row_blocks(two_pass_rows_kernel<Op, N, Io>, io, shape, plan, stream);
     case Strategy::kTile:

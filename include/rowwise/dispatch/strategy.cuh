@@ -10,16 +10,18 @@
 #include "../kernels/block_smem_rows.cuh"
 #include "../kernels/split_rows.cuh"
 #include "../kernels/tile_rows.cuh"
+#include "../kernels/two_launch_rows.cuh"
 #include "../kernels/two_pass_rows.cuh"
 #include "../kernels/warp_rows.cuh"
 #include "device_info.cuh"
 
 namespace rowwise {
 
-enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kSplit, kTwoPass, kTile };
+enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kSplit, kTwoLaunch, kTwoPass, kTile };
 // Every value, for what walks them all (argument parsing, test sweeps).
-inline constexpr Strategy kStrategies[] = {Strategy::kAuto,      Strategy::kWarp,  Strategy::kBlock,   Strategy::kCluster,
-                                           Strategy::kBlockSmem, Strategy::kSplit, Strategy::kTwoPass, Strategy::kTile};
+inline constexpr Strategy kStrategies[] = {Strategy::kAuto,  Strategy::kWarp,      Strategy::kBlock,
+                                           Strategy::kCluster, Strategy::kBlockSmem, Strategy::kSplit,
+                                           Strategy::kTwoLaunch, Strategy::kTwoPass, Strategy::kTile};
 
 // The shape of one launch as dispatch sees it.
 struct RowShape {
@@ -164,6 +166,14 @@ inline constexpr int64_t kWarp16BitRowBytes = 2560;
 // +3-16. Longer rows (slices of 48-64 KB) were mixed (fp32 softmax 262144 73 -> 71).
 inline constexpr int64_t kManyRowsClusterBytes = 524288;
 
+// Rows holding more than this on chip go to two_launch rather than split: split's CTAs hold ~28 MB
+// (4 an SM, H100 and H200) and stream the rest of a row twice anyway, each CTA a slice of its own.
+// One row, split -> two_launch, % of copy (softmax / softmax_backward / int8 outputs): 1 GiB fp32 H200
+// 53.1 / 50.0 / 46.6 -> 63.4 / 60.8 / 56.6, H100 56.9 / 52.6 / 48.3 -> 65.1 / 59.6 / 55.9 (bf16 alike);
+// 256 MB fp32 (H200) 60.1 / 57.3 / 51.1 -> 60.2 / 59.1 / 53.3; 64 MB fp32 mixed: H200 51.0 / 51.5 /
+// 43.4 -> 51.9 / 52.6 / 42.6, H100 57.2 / 55.3 / 50.0 -> 56.3 / 55.4 / 46.4.
+inline constexpr int64_t kTwoLaunchRowBytes = int64_t{128} << 20;
+
 inline constexpr StrategyRule kStrategyRules[] = {
     {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue,
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
@@ -177,14 +187,16 @@ inline constexpr StrategyRule kStrategyRules[] = {
      "docs/perf.md#dispatch: fewer rows than SMs spread over clusters (rows up to 1 MB on chip)"},
     {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
-    {Strategy::kSplit, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
+    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
     {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
     {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue,
      "docs/perf.md#dispatch: many rows of up to 512 KB over clusters of 32 KB slices (not doubles)"},
-    {Strategy::kSplit, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
+    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
+    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
+     "docs/perf.md#dispatch: rows far longer than the GPU holds, streamed twice"},
 };
 
 // Few long rows spread over bigger clusters while the GPU has SMs to spare, down to slices this small.
@@ -204,6 +216,7 @@ struct Plan {
   int rows_per_tile = 0;    // tile: rows a block stages at once
   int64_t smem_bytes = 0;   // dynamic shared memory
   SplitLayout split{};      // split: slices of a row
+  int64_t row_ctas = 0;     // two_launch: CTAs a row
 };
 
 // Smallest power of two >= n (n >= 1; at most 2^30).
@@ -274,6 +287,14 @@ inline SplitLayout split_layout(const RowShape& shape, int64_t capacity, int64_t
   }
   const int64_t chunk_packs = (packs + chunks - 1) / chunks;
   return {(packs + chunk_packs - 1) / chunk_packs, chunk_packs, std::min(chunk_packs, capacity)};
+}
+
+// CTAs of a two_launch row: the resident CTAs spread over the rows (one a row once rows outnumber
+// them), none taking less than kMinSplitSliceBytes unless the row is that short. At most
+// split_resident_ctas a row, so a whole tensor's states fit tensor_softmax_workspace_bytes.
+inline int64_t two_launch_row_ctas(const RowShape& shape, int64_t ctas) {
+  const int64_t min_slice = std::max<int64_t>(1, kMinSplitSliceBytes / (int64_t(shape.pack) * shape.value_bytes));
+  return std::max<int64_t>(1, std::min(ctas / shape.rows, (shape.max_packs + min_slice - 1) / min_slice));
 }
 
 inline bool plan_split(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
@@ -356,6 +377,10 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
     }
     case Strategy::kSplit:
       return plan_split(shape, dev, plan);
+    case Strategy::kTwoLaunch:
+      plan->row_ctas = two_launch_row_ctas(shape, split_resident_ctas(dev));
+      plan->threads = kSplitThreads;
+      return true;
     case Strategy::kTwoPass:
       plan->threads = stream_block_threads(shape, kTwoPassBatch);
       return true;
@@ -405,6 +430,7 @@ inline const char* strategy_name(Strategy s) {
     case Strategy::kCluster: return "cluster";
     case Strategy::kBlockSmem: return "block_smem";
     case Strategy::kSplit: return "split";
+    case Strategy::kTwoLaunch: return "two_launch";
     case Strategy::kTwoPass: return "two_pass";
     case Strategy::kTile: return "tile";
   }
