@@ -54,8 +54,10 @@ inline constexpr int kSplitHeldGroups = 4;
 // narrow packs (an unrolled batch of 32 bf16 scalars spilled).
 inline constexpr int kSplitBatchBytes = 64;
 inline constexpr int kSplitMaxBatch = 8;
-template <int N, class Io>
-inline constexpr int kSplitBatch = std::clamp(kSplitBatchBytes / kPackStoredBytes<N, Io>, 1, kSplitMaxBatch);
+// Packs in a thread's batch of `Bytes` (one at least, kSplitMaxBatch at most).
+template <int Bytes, int N, class Io>
+inline constexpr int kBatchPacks = std::clamp(Bytes / kPackStoredBytes<N, Io>, 1, kSplitMaxBatch);
+template <int N, class Io> inline constexpr int kSplitBatch = kBatchPacks<kSplitBatchBytes, N, Io>;
 
 // The packs of a slice that one thread holds: begin + threadIdx.x + h * blockDim.x, h < kSplitHeldPerThread.
 // Each thread reads back only the packs it copied, so the held buffer needs no barrier.

@@ -6,8 +6,6 @@
 // with a grid-wide wait between; here each launch is a plain streaming loop, nothing co-resident, no
 // counters, no waits.
 #pragma once
-#include <algorithm>
-
 #include "../primitives/async_copy.cuh"
 #include "../primitives/block_reduce.cuh"
 #include "planar_packs.cuh"
@@ -19,8 +17,7 @@ namespace rowwise {
 // Packs a thread loads before it reduces them (and maps them, for Io without asynchronous copies):
 // 128 bytes, 8 fp32 packs (split streams 64 between its held packs).
 inline constexpr int kTwoLaunchBatchBytes = 128;
-template <int N, class Io>
-inline constexpr int kTwoLaunchBatch = std::clamp(kTwoLaunchBatchBytes / kPackStoredBytes<N, Io>, 1, kSplitMaxBatch);
+template <int N, class Io> inline constexpr int kTwoLaunchBatch = kBatchPacks<kTwoLaunchBatchBytes, N, Io>;
 
 // A row as the two launches walk it: whole packs [lo, hi) in batches, its partial first and last packs
 // ([0, lo) and [hi, packs): at most one each) through the checked loops of row_common.cuh.
@@ -103,8 +100,7 @@ __device__ inline void map_whole_packs(const BatchedRow<Io>& r, BatchWalk walk, 
 // between its batches' stores.
 inline constexpr int kTwoLaunchStages = 3;
 inline constexpr int kTwoLaunchStageBytes = 64;  // a thread's batch: 3 stages of 256 threads, 48 KB a CTA
-template <int N, class Io>
-inline constexpr int kTwoLaunchStagePacks = std::clamp(kTwoLaunchStageBytes / kPackStoredBytes<N, Io>, 1, kSplitMaxBatch);
+template <int N, class Io> inline constexpr int kTwoLaunchStagePacks = kBatchPacks<kTwoLaunchStageBytes, N, Io>;
 template <int N, class Io>
 inline constexpr int64_t kTwoLaunchRingBytes =
     int64_t{kTwoLaunchStages} * kTwoLaunchStagePacks<N, Io> * kSplitThreads * kPackStoredBytes<N, Io>;
