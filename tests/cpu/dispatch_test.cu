@@ -358,16 +358,28 @@ TEST(Dispatch, ManyRowsUpTo512KBOverClusters) {
   EXPECT_EQ(choose(gradient).strategy, Strategy::kSplit);
 }
 
-// What every split plan must satisfy: slices cover the row exactly once (none empty), no more slices
-// than CTAs resident at once (the co-residency that makes the waits safe), held packs within the
-// CTA's share of shared memory.
+// What every split plan must satisfy: the held pieces and streamed tails cover the row, none wider
+// than needed, every CTA holds a piece, no more CTAs a row than are resident at once (the
+// co-residency that makes the waits safe), held packs in whole pieces of at most 512 bytes (or a
+// warp's packs) within the CTA's share of shared memory, tails only behind a full held region.
 void expect_valid_split(const RowShape& s, const rowwise::DeviceInfo& dev, const Plan& p) {
   const rowwise::SplitLayout& l = p.split;
+  const int64_t piece = rowwise::split_piece_packs(s.pack * s.value_bytes);
   EXPECT_EQ(p.strategy, Strategy::kSplit);
-  EXPECT_GE(l.chunks * l.chunk_packs, s.max_packs);
-  EXPECT_LT((l.chunks - 1) * l.chunk_packs, s.max_packs);
+  EXPECT_GE(l.chunks * (l.held_packs + l.stream_packs), s.max_packs);
+  if (l.stream_packs == 0) {
+    EXPECT_LT(l.chunks * (l.held_packs - piece), s.max_packs);
+  } else {
+    EXPECT_LT(l.chunks * (l.held_packs + l.stream_packs - 1), s.max_packs);
+    EXPECT_EQ(l.held_packs, rowwise::split_held_capacity(s, dev));
+  }
+  EXPECT_LE(l.chunks, (s.max_packs + piece - 1) / piece);
   EXPECT_LE(l.chunks, rowwise::split_resident_ctas(dev));
-  EXPECT_LE(l.held_packs, l.chunk_packs);
+  EXPECT_EQ(rowwise::kSplitThreads % piece, 0);
+  EXPECT_TRUE(piece == 32 || piece * s.pack * s.value_bytes <= 512);
+  EXPECT_TRUE(piece == rowwise::kSplitThreads || 2 * piece * s.pack * s.value_bytes > 512);
+  EXPECT_EQ(l.held_packs % piece, 0);
+  EXPECT_GE(l.held_packs, piece);
   EXPECT_LE(l.held_packs, rowwise::split_held_capacity(s, dev));
   EXPECT_EQ(p.smem_bytes, l.held_packs * s.pack * s.value_bytes);
   EXPECT_LE(rowwise::kSplitBlocksPerSm * (p.smem_bytes + rowwise::kStaticSmemReserve + rowwise::kSystemSmemPerBlock),
@@ -381,13 +393,13 @@ TEST(Dispatch, SplitHoldsLongRowsOnChipWhenTheyFit) {
   const Plan p = choose(eight);
   expect_valid_split(eight, kHopper, p);
   EXPECT_EQ(p.split.chunks, 176);
-  EXPECT_EQ(p.split.held_packs, p.split.chunk_packs);
+  EXPECT_EQ(p.split.stream_packs, 0);
   // One row of 32 MiB is more than the GPU holds: every resident CTA takes a slice, tails re-read.
   const RowShape huge = aligned_shape(1 << 23, 4, 4, 1);
   const Plan h = choose(huge);
   expect_valid_split(huge, kHopper, h);
   EXPECT_EQ(h.split.chunks, 528);
-  EXPECT_LT(h.split.held_packs, h.split.chunk_packs);
+  EXPECT_GT(h.split.stream_packs, 0);
 }
 
 TEST(Dispatch, SplitSpreadsFewRowsOverTheGpu) {

@@ -134,6 +134,9 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
   if (cudaError_t e = resident_blocks_per_sm(kernel, plan.threads, plan.smem_bytes, &per_sm); e != cudaSuccess) return e;
   const SplitLayout& layout = plan.split;
+  // The plan's pieces are the kernel's (split_piece_packs of the same pack bytes); held packs in
+  // part-pieces would overrun the shared buffer.
+  if (layout.held_packs % kSplitPiecePacks<N, Io> != 0) return cudaErrorInvalidValue;
   const int64_t rounds_ctas = int64_t(per_sm) * dev.sm_count / layout.chunks * layout.chunks;
   if (rounds_ctas == 0) return cudaErrorCooperativeLaunchTooLarge;  // the plan assumed more residents
   const int64_t items = shape.rows * layout.chunks;

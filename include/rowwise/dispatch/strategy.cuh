@@ -264,18 +264,21 @@ inline bool plan_block_slice(int64_t packs, const RowShape& shape, bool most_res
 inline int64_t split_resident_ctas(const DeviceInfo& dev) { return int64_t(dev.sm_count) * kSplitBlocksPerSm; }
 
 // Packs a split CTA can hold in shared memory while kSplitBlocksPerSm of them share an SM (and its
-// threads copy, kSplitHeldPerThread each).
+// threads copy, kSplitHeldPerThread each), in whole pieces.
 inline int64_t split_held_capacity(const RowShape& shape, const DeviceInfo& dev) {
   const int64_t bytes = std::min<int64_t>(dev.smem_per_sm / kSplitBlocksPerSm - kSystemSmemPerBlock,
                                           dev.max_smem_optin) - kStaticSmemReserve;
-  return std::min<int64_t>(bytes / (int64_t(shape.pack) * shape.value_bytes),
-                           int64_t(kSplitThreads) * kSplitHeldPerThread);
+  const int64_t packs = std::min<int64_t>(bytes / (int64_t(shape.pack) * shape.value_bytes),
+                                          int64_t(kSplitThreads) * kSplitHeldPerThread);
+  const int64_t piece = split_piece_packs(shape.pack * shape.value_bytes);
+  return packs / piece * piece;
 }
 
-// Slices of a split row: as few as hold the row on chip, rounded so that whole rows fill the resident
+// CTAs of a split row: as few as hold the row on chip, rounded so that whole rows fill the resident
 // CTAs (with 264 resident CTAs, 147 slices a row left 117 idle: 48 % of copy); spread wider when few rows
 // leave CTAs idle (down to kMinSplitSliceBytes); never more than the resident CTAs, so a row longer
-// than everything on chip holds re-reads its slices' tails. `capacity`: packs a CTA holds.
+// than everything on chip holds streams the rest twice; none without a held piece. `capacity`: packs a
+// CTA holds.
 inline SplitLayout split_layout(const RowShape& shape, int64_t capacity, int64_t ctas) {
   const int64_t packs = shape.max_packs;
   const int64_t needed = (packs + capacity - 1) / capacity;
@@ -285,8 +288,12 @@ inline SplitLayout split_layout(const RowShape& shape, int64_t capacity, int64_t
     const int64_t min_slice = std::max<int64_t>(1, kMinSplitSliceBytes / (int64_t(shape.pack) * shape.value_bytes));
     chunks = std::max(needed, std::min(ctas / rows_per_round, (packs + min_slice - 1) / min_slice));
   }
-  const int64_t chunk_packs = (packs + chunks - 1) / chunks;
-  return {(packs + chunk_packs - 1) / chunk_packs, chunk_packs, std::min(chunk_packs, capacity)};
+  const int64_t piece = split_piece_packs(shape.pack * shape.value_bytes);
+  const int64_t pieces = (packs + piece - 1) / piece;
+  chunks = std::min(chunks, pieces);
+  const int64_t held = std::min(capacity, (pieces + chunks - 1) / chunks * piece);
+  const int64_t streamed = std::max<int64_t>(0, packs - chunks * held);
+  return {chunks, held, (streamed + chunks - 1) / chunks};
 }
 
 // CTAs of a two_launch row: the resident CTAs spread over the rows (one a row once rows outnumber

@@ -1,17 +1,24 @@
-// Strategy `split`: rows of any length, on any architecture. Each row is cut into `chunks` slices of
-// `chunk_packs` packs, one CTA each, over a co-resident (cooperative) grid. A CTA reduces its slice,
-// keeping the first `held_packs` packs in shared memory, publishes its state in a global workspace
-// and waits until the row's other slices have done the same; it then merges the row's states and maps
-// its slice: the held part from shared memory (read once), the rest read again: that part was read
-// last, so while a slice is not much larger than what all CTAs hold it still sits in L2.
+// Strategy `split`: rows of any length, on any architecture. Each row is spread over `chunks` CTAs
+// of a co-resident (cooperative) grid. A CTA reduces its part of the row, keeping the first
+// `held_packs` packs of it in shared memory, publishes its state in a global workspace and waits until
+// the row's other CTAs have done the same; it then merges the row's states and maps its part: the held
+// packs from shared memory (read once), the rest read again: that part was read last, so while it is
+// not much larger than what all CTAs hold it still sits in L2.
+//
+// The held packs are interleaved: the row's first chunks * held_packs packs are cut into pieces of
+// kSplitPieceBytes (or a warp's packs), and CTA c holds pieces c, c + chunks, c + 2 * chunks, ... The
+// rest of the row, if any, is cut into `chunks` contiguous tails, streamed. Why: a row's CTAs then read
+// and write neighbouring bytes at any moment, not `chunks` separate streams (contiguous slices: H200
+// gradients of 196608-524288 columns 76-79 % of copy, interleaved 81-83; fp32 absmax_scale 71-77 ->
+// 81-83; ragged rows lose 1-4: docs/perf.md, "Split's held packs interleaved").
 //
 // Held packs are copied asynchronously (cp.async), all in flight at once: loads through registers
 // kept 32 KB in flight per CTA (~70 % of copy for 65536 fp32 columns, ~77 % with the copies). Copying
 // the next slice into a second buffer while waiting measured slower (54 %: half the slice per buffer,
 // twice the waits), and so did asking L2 to prefetch it (69 %: it evicted lines still to be read).
 //
-// No deadlock: the grid is co-resident and a multiple of `chunks` CTAs, so the slices of a row are
-// always in one round of the grid, every one of them on a running CTA.
+// No deadlock: the grid is co-resident and a multiple of `chunks` CTAs, so the CTAs of a row are
+// always in one round of the grid, every one of them running.
 #pragma once
 #include <algorithm>
 
@@ -24,9 +31,9 @@
 namespace rowwise {
 
 struct SplitLayout {
-  int64_t chunks;       // slices per row
-  int64_t chunk_packs;  // packs per slice (the last slice of a row may be shorter or empty)
-  int64_t held_packs;   // packs of a slice kept in shared memory
+  int64_t chunks;        // CTAs a row
+  int64_t held_packs;    // packs a CTA holds in shared memory, whole pieces
+  int64_t stream_packs;  // packs a CTA streams past the row's held region (zero while it holds the row)
 };
 
 // Per launch: one state per slice, one arrival count per row, zero when the launch starts. A caller's
@@ -59,55 +66,81 @@ template <int Bytes, int N, class Io>
 inline constexpr int kBatchPacks = std::clamp(Bytes / kPackStoredBytes<N, Io>, 1, kSplitMaxBatch);
 template <int N, class Io> inline constexpr int kSplitBatch = kBatchPacks<kSplitBatchBytes, N, Io>;
 
-// The packs of a slice that one thread holds: begin + threadIdx.x + h * blockDim.x, h < kSplitHeldPerThread.
-// Each thread reads back only the packs it copied, so the held buffer needs no barrier.
-__device__ inline int64_t held_pack(int64_t begin, int h) { return begin + threadIdx.x + int64_t(h) * blockDim.x; }
+// Packs of a held piece: kSplitPieceBytes, at least a warp's packs and at most a CTA's (a power of two
+// dividing kSplitThreads, as held_pack's strides need). Compile-time: the kernel's registers are few.
+inline constexpr int kSplitPieceBytes = 512;
+constexpr int split_piece_packs(int pack_bytes) {
+  int packs = kWarpSize;
+  while (packs * 2 <= kSplitThreads && packs * 2 * pack_bytes <= kSplitPieceBytes) packs *= 2;
+  return packs;
+}
+template <int N, class Io> inline constexpr int kSplitPiecePacks = split_piece_packs(kPackStoredBytes<N, Io>);
 
-// Where item `item` lies: its row and its packs [begin, end), the first up to held_end held.
+// Where item `item` lies: its row, the thread's first held pack, how many packs it holds (of the row's
+// held region, its first min(packs, chunks * held_packs) packs) and the CTA's streamed packs
+// [begin, end).
 struct SplitSlice {
-  int64_t row, chunk, begin, end, held_end;
-  int phase;
+  int64_t row, held_first, begin, end;
+  int phase, held;
 };
+
+// The thread's held pack h: held.get(held_index(h)) holds the row's pack held_pack(s, chunks, h) while
+// h < s.held. The CTA's kSplitThreads packs of one h are kSplitThreads / kSplitPiecePacks of its
+// pieces, the next h the pieces after (a row has at most the resident CTAs: 32-bit strides). Each
+// thread reads back only the packs it copied, so the held buffer needs no barrier. (The pieces' places
+// multiplied out in 64 bits where used spilled 60-220 bytes in the main kernels.)
+__device__ inline int held_index(int h) { return threadIdx.x + h * kSplitThreads; }
+__device__ inline int64_t held_pack(const SplitSlice& s, int64_t chunks, int h) {
+  return s.held_first + h * (static_cast<int>(chunks) * kSplitThreads);
+}
 
 template <int N, class Io>
 __device__ inline SplitSlice split_slice(const Io& io, int64_t item, int64_t cols, const SplitLayout& layout) {
   SplitSlice s;
   s.row = item / layout.chunks;
-  s.chunk = item - s.row * layout.chunks;
+  const int64_t chunk = item - s.row * layout.chunks;
+  constexpr int piece = kSplitPiecePacks<N, Io>;
+  s.held_first = (threadIdx.x / piece * layout.chunks + chunk) * piece + threadIdx.x % piece;
   const RowSpan<Io, int64_t> span = row_span<N>(io, s.row, cols);
   s.phase = span.phase;
   const int64_t packs = span.packs;
-  s.begin = s.chunk * layout.chunk_packs;
-  s.end = packs < s.begin + layout.chunk_packs ? packs : s.begin + layout.chunk_packs;
-  s.held_end = s.end < s.begin + layout.held_packs ? s.end : s.begin + layout.held_packs;
+  const int64_t held = layout.chunks * layout.held_packs;
+  const int64_t held_end = packs < held ? packs : held;
+  // Counted (at most kSplitHeldPerThread steps), not divided: with a 64-bit division ptxas spilled more.
+  s.held = 0;
+#pragma unroll 1
+  for (int64_t p = held_pack(s, layout.chunks, 0); s.held < kSplitHeldPerThread && p < held_end;
+       p += layout.chunks * kSplitThreads)
+    ++s.held;
+  s.begin = held + chunk * layout.stream_packs;
+  s.end = packs < s.begin + layout.stream_packs ? packs : s.begin + layout.stream_packs;
   return s;
 }
 
-// Starts copying the held packs of `slice` (a row's packs [begin, held_end)) into `held`, in
-// kSplitHeldGroups commit groups. Row-edge packs (partly outside the row) and Io without async copies
-// go through registers.
+// Starts copying the held packs of `slice` into `held`, in kSplitHeldGroups commit groups. Row-edge
+// packs (partly outside the row) and Io without async copies go through registers.
 template <class Op, int N, class Io>
 __device__ inline void copy_held_slice(const typename Io::Row& io, const PlanarPacks<Io, N>& held,
-                                       const SplitSlice& slice, int64_t cols) {
-  const int64_t begin = slice.begin;
+                                       const SplitSlice& slice, int64_t chunks, int64_t cols) {
   constexpr int per_group = kSplitHeldPerThread / kSplitHeldGroups;
   // One group at a time: unrolled over all groups, ptxas spilled in the main kernels (fp32 gradients:
   // 48 + 104 bytes, 8-pack bf16: 32 + 32), which cost 7-9 points of copy (softmax_backward fp32 65536:
   // 69 -> 78 %, bf16 softmax 131072: 60 -> 68 %).
 #pragma unroll 1
   for (int g = 0; g < kSplitHeldGroups; ++g) {
+    int64_t p = held_pack(slice, chunks, g * per_group);
 #pragma unroll
-    for (int i = 0; i < per_group; ++i) {
-      const int64_t p = held_pack(begin, g * per_group + i);
-      if (p >= slice.held_end) continue;
+    for (int i = 0; i < per_group; ++i, p += static_cast<int>(chunks) * kSplitThreads) {
+      const int h = g * per_group + i;
+      if (h >= slice.held) continue;
       const int64_t col = p * N - slice.phase;
       if constexpr (Io::Row::template kAsyncCopy<N>) {
         if (col >= 0 && col + N <= cols) {
-          held.copy_async(io, p - begin, col);
+          held.copy_async(io, held_index(h), col);
           continue;
         }
       }
-      held.put(p - begin, load_pack_of_row<Op, N>(io, col, cols));
+      held.put(held_index(h), load_pack_of_row<Op, N>(io, col, cols));
     }
     commit_async_copies();
   }
@@ -116,7 +149,7 @@ __device__ inline void copy_held_slice(const typename Io::Row& io, const PlanarP
 // The thread's state over its held packs, each commit group reduced as soon as it has landed. No
 // copies newer than the slice's may be in flight.
 template <class Op, int N, class Io, int G = 0>
-__device__ inline void reduce_held_slice(const PlanarPacks<Io, N>& held, int64_t begin, int64_t held_end,
+__device__ inline void reduce_held_slice(const PlanarPacks<Io, N>& held, const SplitSlice& slice, int64_t chunks,
                                          typename Op::State& state) {
   using RowIo = typename Io::Row;
   if constexpr (G < kSplitHeldGroups) {
@@ -125,11 +158,11 @@ __device__ inline void reduce_held_slice(const PlanarPacks<Io, N>& held, int64_t
     PackedOf<RowIo, N> v[per_group];
 #pragma unroll
     for (int i = 0; i < per_group; ++i) {
-      const int64_t p = held_pack(begin, G * per_group + i);
-      v[i] = p < held_end ? held.get(p - begin) : pad_pack<Op, N, RowIo>();
+      const int h = G * per_group + i;
+      v[i] = h < slice.held ? held.get(held_index(h)) : pad_pack<Op, N, RowIo>();
     }
     state = Op::combine(state, reduce_packs<Op, N, per_group, RowIo>(v));
-    reduce_held_slice<Op, N, Io, G + 1>(held, begin, held_end, state);
+    reduce_held_slice<Op, N, Io, G + 1>(held, slice, chunks, state);
   }
 }
 
@@ -146,13 +179,18 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
   if (blockIdx.x >= items) return;
   // Each slice's copies start as soon as the previous slice's held packs are mapped (ptxas allocates
   // the kernel without spills this way; issued at the top of the loop, the fp32 gradients spilled).
-  SplitSlice s = split_slice<N>(io, blockIdx.x, cols, layout);
-  copy_held_slice<Op, N, Io>(io.row(s.row), held, s, cols);
+  // The slice is worked out again when its turn comes: kept alive from its copies through the map of
+  // the slice before, it spilled (fp32 absmax_scale 96 + 44 bytes, 7-15 points of copy).
+  {
+    const SplitSlice first = split_slice<N>(io, blockIdx.x, cols, layout);
+    copy_held_slice<Op, N, Io>(io.row(first.row), held, first, layout.chunks, cols);
+  }
   for (int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    const SplitSlice s = split_slice<N>(io, item, cols, layout);
     const auto row_io = io.row(s.row);
     State state = Op::identity();
-    reduce_held_slice<Op, N, Io>(held, s.begin, s.held_end, state);
-    state = Op::combine(state, reduce_streamed_packs<Op, N, U>(row_io, s.held_end, s.end, s.phase, cols));
+    reduce_held_slice<Op, N, Io>(held, s, layout.chunks, state);
+    state = Op::combine(state, reduce_streamed_packs<Op, N, U>(row_io, s.begin, s.end, s.phase, cols));
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[0]);
 
     if (threadIdx.x == 0) {
@@ -175,16 +213,17 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     }
 
     const auto fin = Op::finalize(row_state);
-    for (int64_t p = s.begin + threadIdx.x; p < s.held_end; p += blockDim.x)
-      map_and_store_pack<Op, N>(row_io, held.get(p - s.begin), fin, p * N - s.phase, cols);
-    SplitSlice next = s;
-    next.held_end = next.begin;  // no next slice: nothing to copy
-    if (item + gridDim.x < items) next = split_slice<N>(io, item + gridDim.x, cols, layout);
-    copy_held_slice<Op, N, Io>(io.row(next.row), held, next, cols);
-    map_streamed_packs<Op, N, U>(row_io, fin, s.held_end, s.end, s.phase, cols);
-    if (s.chunk == 0 && threadIdx.x == 0) Op::emit(io, s.row, fin);
+#pragma unroll 1
+    for (int h = 0; h < s.held; ++h)
+      map_and_store_pack<Op, N>(row_io, held.get(held_index(h)), fin, held_pack(s, layout.chunks, h) * N - s.phase,
+                                cols);
+    if (item + gridDim.x < items) {
+      const SplitSlice next = split_slice<N>(io, item + gridDim.x, cols, layout);
+      copy_held_slice<Op, N, Io>(io.row(next.row), held, next, layout.chunks, cols);
+    }
+    map_streamed_packs<Op, N, U>(row_io, fin, s.begin, s.end, s.phase, cols);
+    if (threadIdx.x == 0 && s.held_first == 0) Op::emit(io, s.row, fin);  // the row's first CTA
     __syncthreads();  // slots are reused by the next item (held packs are each thread's own)
-    s = next;
   }
 }
 
