@@ -166,6 +166,16 @@ __device__ inline void reduce_held_slice(const PlanarPacks<Io, N>& held, const S
   }
 }
 
+// A row's state: its `chunks` CTAs' states (row_states[0, chunks)) merged by the block; `load` reads one
+// (split reads past L1: the states were written during its launch).
+template <class Op, class Load>
+__device__ inline typename Op::State merge_row_states(const typename Op::State* row_states, int64_t chunks,
+                                                      typename Op::State* slots, Load load) {
+  typename Op::State state = Op::identity();
+  for (int64_t i = threadIdx.x; i < chunks; i += blockDim.x) state = Op::combine(state, load(row_states + i));
+  return block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots);
+}
+
 template <class Op, int N, class Io>
 __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     split_rows_kernel(Io io, int64_t rows, int64_t cols, SplitLayout layout, SplitWorkspace<typename Op::State> ws) {
@@ -199,10 +209,8 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
       wait_at_least(&ws.arrived[s.row], static_cast<unsigned>(layout.chunks));
     }
     __syncthreads();  // the row's states are all published
-    State row_state = Op::identity();
-    for (int64_t i = threadIdx.x; i < layout.chunks; i += blockDim.x)
-      row_state = Op::combine(row_state, load_from_l2(ws.states + s.row * layout.chunks + i));
-    row_state = block_allreduce(row_state, CombineOf<Op>{}, Op::identity(), slots[1]);
+    const State row_state = merge_row_states<Op>(ws.states + s.row * layout.chunks, layout.chunks, slots[1],
+                                                 [](const State* p) { return load_from_l2(p); });
     if (ws.departed != nullptr && threadIdx.x == 0) {
       // Every CTA of the row has passed its wait once all have departed: the last one re-arms the row.
       unsigned* departed = &ws.departed[s.row];

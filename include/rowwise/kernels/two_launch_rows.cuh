@@ -169,10 +169,8 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
   int parity = 0;
   for (int64_t item = blockIdx.x; item < rows * chunks; item += gridDim.x, parity ^= 1) {
     const int64_t row = item / chunks, chunk = item - row * chunks;
-    State row_state = Op::identity();
-    for (int64_t i = threadIdx.x; i < chunks; i += blockDim.x) row_state = Op::combine(row_state, states[row * chunks + i]);
-    row_state = block_allreduce(row_state, CombineOf<Op>{}, Op::identity(), slots[parity]);
-    const auto fin = Op::finalize(row_state);
+    const auto fin = Op::finalize(
+        merge_row_states<Op>(states + row * chunks, chunks, slots[parity], [](const State* p) { return *p; }));
     const BatchedRow<Io> r = batched_row<N>(io, row, cols);
     if constexpr (Io::Row::template kAsyncCopy<N>) {
       map_whole_packs_ahead<Op, N>(r, batch_walk<kTwoLaunchStagePacks<N, Io>>(r.lo, chunk, chunks), ring, fin);
