@@ -1,7 +1,8 @@
 // Rows longer than one CTA holds (the cluster, split and two_launch strategies, and block_smem's rows
-// longer than its buffer, the rest streamed) and whole-tensor softmax: 36001 to 1M columns in 1-8 rows, every op family
-// and dtype, forced and through dispatch; 160 rows of ~400 KB through dispatch; tensor_softmax and
-// tensor_log_softmax on odd n with both workspace kinds, including sizes past what the GPU holds.
+// longer than its buffer, the rest streamed) and whole-tensor softmax: 36001 to 1M columns in 1-8
+// rows, every op family and dtype, forced and through dispatch; 160 rows of ~400 KB through dispatch;
+// tensor_softmax and tensor_log_softmax on odd n with both workspace kinds, including sizes past what
+// the GPU holds.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -129,6 +129,10 @@ inline constexpr int kSystemSmemPerBlock = 1024;
 // Split rows: slices no smaller than this, unless the row is: a CTA's wait and merge cost about as
 // much as streaming this many bytes.
 inline constexpr int64_t kMinSplitSliceBytes = 16384;
+// Packs of kMinSplitSliceBytes (one at least), for split's and two_launch's CTAs a row.
+inline int64_t min_split_slice_packs(const RowShape& shape) {
+  return std::max<int64_t>(1, kMinSplitSliceBytes / (int64_t(shape.pack) * shape.value_bytes));
+}
 
 // Which rows a rule takes by their ends (RowShape::ragged).
 enum class RowEnds { kAny, kRagged };
@@ -285,7 +289,7 @@ inline SplitLayout split_layout(const RowShape& shape, int64_t capacity, int64_t
   int64_t chunks = ctas;
   if (needed < ctas) {
     const int64_t rows_per_round = std::min(ctas / needed, shape.rows);
-    const int64_t min_slice = std::max<int64_t>(1, kMinSplitSliceBytes / (int64_t(shape.pack) * shape.value_bytes));
+    const int64_t min_slice = min_split_slice_packs(shape);
     chunks = std::max(needed, std::min(ctas / rows_per_round, (packs + min_slice - 1) / min_slice));
   }
   const int64_t piece = split_piece_packs(shape.pack * shape.value_bytes);
@@ -300,7 +304,7 @@ inline SplitLayout split_layout(const RowShape& shape, int64_t capacity, int64_t
 // them), none taking less than kMinSplitSliceBytes unless the row is that short. At most
 // split_resident_ctas a row, so a whole tensor's states fit tensor_softmax_workspace_bytes.
 inline int64_t two_launch_row_ctas(const RowShape& shape, int64_t ctas) {
-  const int64_t min_slice = std::max<int64_t>(1, kMinSplitSliceBytes / (int64_t(shape.pack) * shape.value_bytes));
+  const int64_t min_slice = min_split_slice_packs(shape);
   return std::max<int64_t>(1, std::min(ctas / shape.rows, (shape.max_packs + min_slice - 1) / min_slice));
 }
 
