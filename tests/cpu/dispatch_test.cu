@@ -472,6 +472,21 @@ TEST(Dispatch, ForcedTilesHoldWholeRows) {
   EXPECT_FALSE(rowwise::choose_plan(aligned_shape(100, 4, 4), kHopper, Strategy::kTile, &refused));
 }
 
+// A plane holds its elements at any offset below an access (below 16 bytes, whole elements) and what
+// a thread row's last run reads past them: up to kTileChunk - 1 elements and load_staged_run's word.
+TEST(Dispatch, TilePlanesHoldTheLastRunsReach) {
+  for (const int bytes : {1, 2, 4, 8}) {
+    for (const int64_t elements : {1, 2, 3, 7, 17, 4352, 16383}) {
+      const int64_t plane = rowwise::tile_plane_bytes(elements, bytes);
+      const int64_t last_offset = rowwise::kTileAccessBytes - bytes;
+      const int64_t reach = last_offset + (elements - 1 + rowwise::kTileChunk) * bytes +
+                            rowwise::kStagedRunOverreachBytes;
+      EXPECT_GE(plane, reach) << bytes << "-byte elements, " << elements;
+      EXPECT_EQ(plane % rowwise::kTileAccessBytes, 0);
+    }
+  }
+}
+
 TEST(Dispatch, EveryRuleCitesItsEvidence) {
   for (const auto& rule : rowwise::kStrategyRules) EXPECT_NE(rule.evidence, nullptr);
 }

@@ -4,9 +4,11 @@
 // stores that plane as one run of 16-byte accesses. Rows that start or end off a 16-byte boundary
 // (odd lengths of 16-bit rows) then cost no partial packs in global memory: only the tile's two ends
 // move element by element.
-// Rows are reduced and mapped one element a thread per shared-memory access, so the per-row work
-// costs instructions that packs in registers do not: dispatch takes tiles for short ragged rows (a
-// thread a row), where the other strategies fall back to 2- or 4-byte packs, not for longer rows.
+// A row is reduced and mapped from shared memory by one thread (short ragged rows, which dispatch
+// gives tiles: the other strategies fall back to 2- or 4-byte packs there), in runs of consecutive
+// elements, 16-bit ones two a 32-bit access; or by a group of threads, one element a thread per
+// access and a shuffle reduction a row (forced tiles of longer rows: instructions that packs in
+// registers do not cost, so dispatch keeps longer rows off tiles).
 // Each operand's plane puts element 0 at the same offset from a 16-byte boundary as in global
 // memory, so the global and shared addresses of every 16-byte access are both aligned, whatever the
 // operands' alignments.
@@ -15,19 +17,27 @@
 #include "../primitives/block_reduce.cuh"
 #include "../primitives/numeric.cuh"
 #include "../primitives/pack.cuh"
+#include "../primitives/staged_run.cuh"
 #include "../primitives/warp_reduce.cuh"
 #include "row_common.cuh"
 
 namespace rowwise {
 
 inline constexpr int kTileThreads = 256;
+// Blocks an SM must hold (__launch_bounds__): as many as its threads allow, 32 registers a thread
+// (unbounded, fp32 softmax_backward's thread rows took 40: 6 blocks). Doubles, which dispatch keeps
+// off tiles, are not bounded (they spilled 60-1400 bytes).
+template <class Op> inline constexpr int kTileMinBlocksPerSm = sizeof(typename Op::Acc) == 4 ? 8 : 0;
 // Elements a thread reads before it reduces them: one Op::reduce<kTileChunk> per combine.
 inline constexpr int kTileChunk = 8;
 inline constexpr int kTileAccessBytes = 16;
 
-// Bytes of shared memory a plane of `elements` elements of `elem_bytes` takes, its offset included.
+// Bytes of shared memory a plane of `elements` elements of `elem_bytes` takes: its offset (less than
+// an access) and room for the last run a thread row reads (up to kTileChunk - 1 elements past the
+// plane's last one, and load_staged_run's overreach).
 __host__ __device__ inline int64_t tile_plane_bytes(int64_t elements, int elem_bytes) {
-  return (elements * elem_bytes + 2 * kTileAccessBytes - 1) / kTileAccessBytes * kTileAccessBytes;
+  const int64_t reach = kTileAccessBytes - 1 + (elements + kTileChunk) * elem_bytes + kStagedRunOverreachBytes;
+  return (reach + kTileAccessBytes - 1) / kTileAccessBytes * kTileAccessBytes;
 }
 
 // Where element 0 of `global` sits in `plane`: at global's offset from a 16-byte boundary.
@@ -95,9 +105,66 @@ __device__ inline typename Op::State group_allreduce(typename Op::State s, int w
   return s;
 }
 
+// The M values of a thread row from its element j (the row starts at plane element `start`); with
+// kTail, those past its c elements are pads.
+template <class Op, class RowIo, int M, bool kTail>
+__device__ inline void thread_row_run(const typename RowIo::Stored* const* planes, int start, int j, int c,
+                                      typename Op::In* v) {
+  RowIo::template staged_run<M>(planes, start + j, v);
+#pragma unroll
+  for (int i = 0; i < M; ++i)
+    if (kTail && j + i >= c) v[i] = Op::pad();
+}
+
+// The row's runs are kTileChunk long but its last, the shortest of kTileChunk - 2k (2 at least) that
+// holds the rest: 16-bit rows of 3 columns in a run of 8 loaded and reduced 5 pads a row and ran
+// 2-12 points slower than element by element; rows of 5-6 in a run of 8 ran 2-9 slower than in 6.
+template <class Op, class RowIo, int M, bool kTail>
+__device__ inline typename Op::State reduce_thread_row_run(const typename RowIo::Stored* const* planes, int start,
+                                                           int j, int c) {
+  if constexpr (kTail && M > 2) {
+    if (c - j <= M - 2) return reduce_thread_row_run<Op, RowIo, M - 2, true>(planes, start, j, c);
+  }
+  typename Op::In v[M];
+  thread_row_run<Op, RowIo, M, kTail>(planes, start, j, c, v);
+  return Op::template reduce<M>(v);
+}
+
+template <class Op, class RowIo, int M, bool kTail>
+__device__ inline void map_thread_row_run(const typename RowIo::Stored* const* planes, typename RowIo::Out* out,
+                                          int start, int j, int c, const typename Op::Final& fin) {
+  if constexpr (kTail && M > 2) {
+    if (c - j <= M - 2) return map_thread_row_run<Op, RowIo, M - 2, true>(planes, out, start, j, c, fin);
+  }
+  typename Op::In v[M];
+  thread_row_run<Op, RowIo, M, kTail>(planes, start, j, c, v);
+#pragma unroll
+  for (int i = 0; i < M; ++i)
+    if (!kTail || j + i < c) out[start + j + i] = store_as<typename RowIo::Out>(Op::map(v[i], fin));
+}
+
+// A tile's row (`row` of the tensor, from plane element `start`) by one thread (groups of width 1):
+// runs of kTileChunk elements, the whole ones without the per-element bound tests that only the
+// row's last run needs.
 template <class Op, class Io>
-__global__ void __launch_bounds__(kTileThreads) tile_rows_kernel(Io io, int64_t rows, int64_t cols, int rows_per_tile,
-                                                                 int width) {
+__device__ inline void thread_row(const Io& io, const typename Io::Row::Stored* const* planes,
+                                  typename Io::Row::Out* out, int64_t row, int start, int c) {
+  using RowIo = typename Io::Row;
+  constexpr int K = kTileChunk;
+  typename Op::State state = Op::identity();
+  int j = 0;
+  for (; j + K <= c; j += K)
+    state = Op::combine(state, reduce_thread_row_run<Op, RowIo, K, false>(planes, start, j, c));
+  if (j < c) state = Op::combine(state, reduce_thread_row_run<Op, RowIo, K, true>(planes, start, j, c));
+  const auto fin = Op::finalize(state);
+  for (j = 0; j + K <= c; j += K) map_thread_row_run<Op, RowIo, K, false>(planes, out, start, j, c, fin);
+  if (j < c) map_thread_row_run<Op, RowIo, K, true>(planes, out, start, j, c, fin);
+  Op::emit(io, row, fin);
+}
+
+template <class Op, class Io>
+__global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op>)
+    tile_rows_kernel(Io io, int64_t rows, int64_t cols, int rows_per_tile, int width) {
   using RowIo = typename Io::Row;
   using Stored = typename RowIo::Stored;
   using Out = typename RowIo::Out;
@@ -126,8 +193,12 @@ __global__ void __launch_bounds__(kTileThreads) tile_rows_kernel(Io io, int64_t 
     commit_async_copies();
     wait_async_copies<0>();
     __syncthreads();
-    // Rows group by group; the trip count is the block's, so wide groups may meet at barriers.
-    for (int r = group; r - group < tile_rows; r += groups, parity ^= 1) {
+    if (width == 1) {
+      for (int r = threadIdx.x; r < tile_rows; r += blockDim.x)
+        thread_row<Op>(io, planes, out, first_row + r, r * c, c);
+    }
+    // Else rows group by group; the trip count is the block's, so wide groups may meet at barriers.
+    for (int r = group; width > 1 && r - group < tile_rows; r += groups, parity ^= 1) {
       const bool live = r < tile_rows;
       const int row_start = r * c;
       State state = Op::identity();
