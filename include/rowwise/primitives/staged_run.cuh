@@ -1,6 +1,5 @@
 // Runs of consecutive elements read from a shared-memory plane (strategy `tile`, a thread a row).
 #pragma once
-#include <cstdint>
 #include <cstring>
 
 #include "numeric.cuh"
