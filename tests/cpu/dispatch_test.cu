@@ -452,13 +452,26 @@ TEST(Dispatch, ShortRaggedContiguousRowsGoInTiles) {
   EXPECT_EQ(p.strategy, Strategy::kTile);
   EXPECT_EQ(p.width, 1);
   EXPECT_EQ(p.threads, rowwise::kTileThreads);
-  EXPECT_EQ(p.rows_per_tile, 256);  // 16 KB of 34-byte rows, whole groups
-  EXPECT_EQ(p.smem_bytes, 2 * rowwise::tile_plane_bytes(256 * 17, 2));
+  EXPECT_EQ(p.rows_per_tile, 512);  // 16 KB of 34-byte rows: 481, the nearest whole groups
+  EXPECT_EQ(p.smem_bytes, 2 * rowwise::tile_plane_bytes(512 * 17, 2));
   EXPECT_EQ(choose(staged_shape(16, 2, 8)).strategy, Strategy::kWarp);   // whole packs
   EXPECT_EQ(choose(aligned_shape(17, 2, 1)).strategy, Strategy::kWarp);  // strided: nothing to stage
   EXPECT_EQ(choose(staged_shape(65, 2, 1)).strategy, Strategy::kWarp);   // longer than 64 columns
   EXPECT_EQ(choose(staged_shape(1, 4, 4)).strategy, Strategy::kTile);    // one column: ragged too
   EXPECT_EQ(choose(staged_shape(33, 8, 2)).strategy, Strategy::kWarp);   // doubles: double math a thread
+}
+
+TEST(Dispatch, TilesOf16BitRowsGiveEveryThreadARowWithinTheirSharedMemory) {
+  EXPECT_EQ(choose(staged_shape(63, 2, 1)).rows_per_tile, 256);  // 16 KB would be 130 rows
+  EXPECT_EQ(choose(staged_shape(63, 2, 1)).smem_bytes, 2 * rowwise::tile_plane_bytes(256 * 63, 2));
+  RowShape gradients = staged_shape(63, 2, 1);  // y and dy: 6 bytes a column with dx
+  gradients.inputs = 2;
+  gradients.value_bytes = 4;
+  EXPECT_EQ(choose(gradients).rows_per_tile, 173);  // 256 would take 97 KB: 64 KB of rows
+  EXPECT_EQ(choose(staged_shape(63, 4, 1)).rows_per_tile, 65);  // 4-byte rows: 16 KB
+  EXPECT_EQ(choose(staged_shape(63, 4, 1)).smem_bytes, 2 * rowwise::tile_plane_bytes(65 * 63, 4));
+  EXPECT_EQ(choose(staged_shape(5, 2, 1)).rows_per_tile, 1536);  // 1638: whole groups, rounded down
+  EXPECT_EQ(choose(staged_shape(5, 2, 1, 100)).rows_per_tile, 100);  // no more than the rows
 }
 
 TEST(Dispatch, ForcedTilesHoldWholeRows) {

@@ -109,8 +109,19 @@ inline constexpr int64_t kClusterSliceBytes = 65536;
 // log_softmax 19.2 -> 17.6, 16 x 262144 softmax 13.8 -> 12.8 (slices of 64 KB -> 32 KB).
 inline constexpr int64_t kClusterGrowSliceBytes = 32768;
 
-// Tile rows: a block of kTileThreads stages about kTileBytes of input a tile (whole rows, one at least).
+// Tile rows: a block of kTileThreads stages about kTileBytes of input a tile, in whole groups of rows
+// (rounded down where more than one; one row at least).
+// 16-bit rows take the nearest whole number of groups, one group at least (a row for every thread of
+// thread rows), and no more rows than kTileMaxSmemBytes of shared memory hold: their thread rows are
+// bound by instructions, and a tile's staging costs each thread the same whatever its rows, so tiles
+// of fewer rows than threads, or of one row a thread of a few columns, paid it for little data. H200,
+// bf16 softmax 17 / 47 / 63 columns (256 -> 512 rows, 174 / 130 -> 256) 67 / 79 / 76 -> 74 / 87 / 85 %,
+// bf16 softmax_backward 23-33 78-80 -> 96 % (docs/perf.md, "Thread rows' fixed work and tile sizes").
+// 4-byte rows, bound by memory, moved by -7 to +6 under that rule (fp32 softmax_backward 63 columns
+// 100 -> 93 %, 9 columns 94 -> 100). Larger tiles of short rows (1-15 columns, already 2+ rows a
+// thread) ran slower (24 KB: -1 to -8).
 inline constexpr int64_t kTileBytes = 16384;
+inline constexpr int64_t kTileMaxSmemBytes = 65536;
 // Ragged rows up to this long go a thread each: tiles of them ran at 1.3-4x the warp rows
 // (docs/perf.md#dispatch).
 inline constexpr int64_t kTileThreadRowCols = 64;
@@ -403,8 +414,12 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
                             ? 1
                             : lanes_for(std::min<int64_t>(kTileThreads, (shape.cols + kTileChunk - 1) / kTileChunk));
       const int64_t groups = kTileThreads / width;
-      int64_t rows = std::max<int64_t>(1, kTileBytes / (shape.cols * shape.value_bytes));
-      if (rows > groups) rows = rows / groups * groups;
+      const int64_t per_tile = std::max<int64_t>(1, kTileBytes / (shape.cols * shape.value_bytes));
+      int64_t rows = per_tile > groups ? per_tile / groups * groups : per_tile;
+      if (shape.elem_bytes() == 2) {
+        const int64_t fit = kTileMaxSmemBytes / (shape.cols * (shape.value_bytes + shape.out_bytes));
+        rows = std::min(std::max((per_tile + groups / 2) / groups * groups, groups), std::max<int64_t>(fit, 1));
+      }
       rows = std::min(rows, shape.rows);
       const int in_bytes = shape.value_bytes / shape.inputs;
       plan->threads = kTileThreads;

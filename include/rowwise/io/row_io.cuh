@@ -29,9 +29,11 @@
 //   using Stored; using Out                                  an operand's element type; the output's
 //   const Stored* input(int i); Out* output()                operand i's and the output's element 0
 //   static In staged(const Stored* const* planes, int e)    element e, operand i read from planes[i]
-//   template <int M> static void staged_run(const Stored* const* planes, int e, In* v)
-//                                                           elements [e, e + M) (load_staged_run: it
-//                                                           reads a little past them)
+//   template <int M> static void staged_run(const Stored* const* rows, int j, In* v)
+//                                                           elements [j, j + M), j even, of the row
+//                                                           whose element 0 is rows[i] in operand
+//                                                           i's plane (load_staged_run: it reads a
+//                                                           little past them)
 // Fusing a scale, a mask or a cast means writing another Io, not another kernel.
 #pragma once
 #include "../primitives/async_copy.cuh"
@@ -101,8 +103,8 @@ template <class T, class U = T> struct PointerIo {
     __device__ const T* input(int) const { return x; }
     __device__ U* output() const { return y; }
     __device__ static Acc staged(const T* const* planes, int e) { return load_as<Acc>(planes[0][e]); }
-    template <int M> __device__ static void staged_run(const T* const* planes, int e, Acc* v) {
-      load_staged_run<M>(planes[0], e, v);
+    template <int M> __device__ static void staged_run(const T* const* rows, int j, Acc* v) {
+      load_staged_run<M>(rows[0], j, v);
     }
     template <int N> __device__ void load(Acc* dst, int64_t col) const {
       const Pack<T, N> p = load_pack<N>(x + col);
@@ -154,10 +156,10 @@ template <class T> struct GradPointerIo {
     __device__ static In staged(const T* const* planes, int e) {
       return {load_as<Acc>(planes[0][e]), load_as<Acc>(planes[1][e])};
     }
-    template <int M> __device__ static void staged_run(const T* const* planes, int e, In* v) {
+    template <int M> __device__ static void staged_run(const T* const* rows, int j, In* v) {
       Acc ys[M], dys[M];
-      load_staged_run<M>(planes[0], e, ys);
-      load_staged_run<M>(planes[1], e, dys);
+      load_staged_run<M>(rows[0], j, ys);
+      load_staged_run<M>(rows[1], j, dys);
 #pragma unroll
       for (int i = 0; i < M; ++i) v[i] = {ys[i], dys[i]};
     }

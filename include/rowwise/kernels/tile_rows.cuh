@@ -105,42 +105,48 @@ __device__ inline typename Op::State group_allreduce(typename Op::State s, int w
   return s;
 }
 
-// The M values of a thread row from its element j (the row starts at plane element `start`); with
-// kTail, those past its c elements are pads.
+// The M values of a thread row from its element j (`rows`: the row's element 0 in each operand's
+// plane); with kTail (the row's last run), the last is a pad if it lies past the row's c elements.
 template <class Op, class RowIo, int M, bool kTail>
-__device__ inline void thread_row_run(const typename RowIo::Stored* const* planes, int start, int j, int c,
-                                      typename Op::In* v) {
-  RowIo::template staged_run<M>(planes, start + j, v);
-#pragma unroll
-  for (int i = 0; i < M; ++i)
-    if (kTail && j + i >= c) v[i] = Op::pad();
+__device__ inline void thread_row_run(const typename RowIo::Stored* const* rows, int j, int c, typename Op::In* v) {
+  RowIo::template staged_run<M>(rows, j, v);
+  if (kTail && c - j < M) v[M - 1] = Op::pad();
 }
 
 // The row's runs are kTileChunk long but its last, the shortest of kTileChunk - 2k (2 at least) that
 // holds the rest: 16-bit rows of 3 columns in a run of 8 loaded and reduced 5 pads a row and ran
 // 2-12 points slower than element by element; rows of 5-6 in a run of 8 ran 2-9 slower than in 6.
+// So the last run holds M - 1 or M of the row's elements: only its last element needs a bound test.
 template <class Op, class RowIo, int M, bool kTail>
-__device__ inline typename Op::State reduce_thread_row_run(const typename RowIo::Stored* const* planes, int start,
-                                                           int j, int c) {
+__device__ inline typename Op::State reduce_thread_row_run(const typename RowIo::Stored* const* rows, int j, int c) {
   if constexpr (kTail && M > 2) {
-    if (c - j <= M - 2) return reduce_thread_row_run<Op, RowIo, M - 2, true>(planes, start, j, c);
+    if (c - j <= M - 2) return reduce_thread_row_run<Op, RowIo, M - 2, true>(rows, j, c);
   }
   typename Op::In v[M];
-  thread_row_run<Op, RowIo, M, kTail>(planes, start, j, c, v);
+  thread_row_run<Op, RowIo, M, kTail>(rows, j, c, v);
   return Op::template reduce<M>(v);
 }
 
+// Maps a run into the row's output (`out`: its element 0 in the output plane).
 template <class Op, class RowIo, int M, bool kTail>
-__device__ inline void map_thread_row_run(const typename RowIo::Stored* const* planes, typename RowIo::Out* out,
-                                          int start, int j, int c, const typename Op::Final& fin) {
+__device__ inline void map_thread_row_run(const typename RowIo::Stored* const* rows, typename RowIo::Out* out, int j,
+                                          int c, const typename Op::Final& fin) {
+  using Out = typename RowIo::Out;
   if constexpr (kTail && M > 2) {
-    if (c - j <= M - 2) return map_thread_row_run<Op, RowIo, M - 2, true>(planes, out, start, j, c, fin);
+    if (c - j <= M - 2) return map_thread_row_run<Op, RowIo, M - 2, true>(rows, out, j, c, fin);
   }
   typename Op::In v[M];
-  thread_row_run<Op, RowIo, M, kTail>(planes, start, j, c, v);
+  RowIo::template staged_run<M>(rows, j, v);
+  if constexpr (kTail) {
 #pragma unroll
-  for (int i = 0; i < M; ++i)
-    if (!kTail || j + i < c) out[start + j + i] = store_as<typename RowIo::Out>(Op::map(v[i], fin));
+    for (int i = 0; i < M - 1; ++i) out[j + i] = store_as<Out>(Op::map(v[i], fin));
+    if (c - j == M) out[j + M - 1] = store_as<Out>(Op::map(v[M - 1], fin));
+  } else {
+    typename Op::Acc mapped[M];
+#pragma unroll
+    for (int i = 0; i < M; ++i) mapped[i] = Op::map(v[i], fin);
+    store_staged_run<M>(out, j, mapped);
+  }
 }
 
 // A tile's row (`row` of the tensor, from plane element `start`) by one thread (groups of width 1):
@@ -151,14 +157,17 @@ __device__ inline void thread_row(const Io& io, const typename Io::Row::Stored* 
                                   typename Io::Row::Out* out, int64_t row, int start, int c) {
   using RowIo = typename Io::Row;
   constexpr int K = kTileChunk;
+  const typename RowIo::Stored* rows[Io::kInputs];
+#pragma unroll
+  for (int i = 0; i < Io::kInputs; ++i) rows[i] = planes[i] + start;
+  typename RowIo::Out* const out_row = out + start;
   typename Op::State state = Op::identity();
   int j = 0;
-  for (; j + K <= c; j += K)
-    state = Op::combine(state, reduce_thread_row_run<Op, RowIo, K, false>(planes, start, j, c));
-  if (j < c) state = Op::combine(state, reduce_thread_row_run<Op, RowIo, K, true>(planes, start, j, c));
+  for (; j + K <= c; j += K) state = Op::combine(state, reduce_thread_row_run<Op, RowIo, K, false>(rows, j, c));
+  if (j < c) state = Op::combine(state, reduce_thread_row_run<Op, RowIo, K, true>(rows, j, c));
   const auto fin = Op::finalize(state);
-  for (j = 0; j + K <= c; j += K) map_thread_row_run<Op, RowIo, K, false>(planes, out, start, j, c, fin);
-  if (j < c) map_thread_row_run<Op, RowIo, K, true>(planes, out, start, j, c, fin);
+  for (j = 0; j + K <= c; j += K) map_thread_row_run<Op, RowIo, K, false>(rows, out_row, j, c, fin);
+  if (j < c) map_thread_row_run<Op, RowIo, K, true>(rows, out_row, j, c, fin);
   Op::emit(io, row, fin);
 }
 
@@ -172,9 +181,11 @@ __global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op>)
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   __shared__ State slots[2][kMaxWarpsPerBlock];
   const int64_t in_plane = tile_plane_bytes(int64_t(rows_per_tile) * cols, sizeof(Stored));
-  const int group_lane = threadIdx.x % width;
-  const int group = threadIdx.x / width;
-  const int groups = blockDim.x / width;
+  // Widths are powers of two: shifts, where a division by a runtime width cost ~40 instructions.
+  const int width_log2 = __ffs(width) - 1;
+  const int group_lane = threadIdx.x & (width - 1);
+  const int group = threadIdx.x >> width_log2;
+  const int groups = blockDim.x >> width_log2;
   const int c = static_cast<int>(cols);
   int parity = 0;
   for (int64_t first_row = int64_t(blockIdx.x) * rows_per_tile; first_row < rows;

@@ -98,6 +98,21 @@ template <class U, int N, class A> __device__ inline void store_all_as(const A* 
   }
 }
 
+// Two floats as the 32-bit word of two 16-bit elements, `low` first in memory: one cvt for both.
+template <class T> __device__ inline unsigned pair_as(float low, float high);
+template <> __device__ inline unsigned pair_as<__nv_bfloat16>(float low, float high) {
+  const __nv_bfloat162 two = __floats2bfloat162_rn(low, high);
+  unsigned word;
+  memcpy(&word, &two, sizeof(word));
+  return word;
+}
+template <> __device__ inline unsigned pair_as<__half>(float low, float high) {
+  const __half2 two = __floats2half2_rn(low, high);
+  unsigned word;
+  memcpy(&word, &two, sizeof(word));
+  return word;
+}
+
 // The largest magnitude an output type takes in abs-max scaling: 1 for plain scaling to [-1, 1].
 template <class Out> struct QuantLimits { static constexpr float qmax = 1.f; };
 template <> struct QuantLimits<int8_t> { static constexpr float qmax = 127.f; };
