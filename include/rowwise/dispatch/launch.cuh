@@ -101,6 +101,17 @@ inline size_t split_workspace_bytes(int64_t rows, int64_t chunks, size_t state_b
   return split_counter_bytes(rows) + static_cast<size_t>(rows * chunks) * state_bytes;
 }
 
+// Runs launch(workspace, own) on the caller's workspace, or (own) on `bytes` taken from the stream's
+// memory pool and given back after it; the launch's error comes before the free's.
+template <class Launch>
+cudaError_t with_workspace(void* workspace, size_t bytes, cudaStream_t stream, Launch&& launch) {
+  if (workspace != nullptr) return launch(workspace, false);
+  if (cudaError_t e = cudaMallocAsync(&workspace, bytes, stream); e != cudaSuccess) return e;
+  const cudaError_t e = launch(workspace, true);
+  const cudaError_t freed = cudaFreeAsync(workspace, stream);
+  return e != cudaSuccess ? e : freed;
+}
+
 // Blocks of `kernel` one SM holds with `smem_bytes` of dynamic shared memory, asked once per device
 // and size (the query costs microseconds, as much as a small launch).
 template <class Kernel> cudaError_t resident_blocks_per_sm(Kernel kernel, int threads, int64_t smem_bytes, int* blocks) {
@@ -142,15 +153,13 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
   const int64_t items = shape.rows * layout.chunks;
 
   const size_t bytes = split_workspace_bytes(shape.rows, layout.chunks, sizeof(State));
-  const bool own = workspace == nullptr;
-  if (own) {
-    if (cudaError_t e = cudaMallocAsync(&workspace, bytes, stream); e != cudaSuccess) return e;
-  }
-  auto* counters = static_cast<unsigned*>(workspace);
-  auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(workspace) + split_counter_bytes(shape.rows));
-  const SplitWorkspace<State> ws{states, counters, own ? nullptr : counters + shape.rows};
-  cudaError_t e = own ? cudaMemsetAsync(counters, 0, shape.rows * sizeof(unsigned), stream) : cudaSuccess;
-  if (e == cudaSuccess) {
+  const cudaError_t e = with_workspace(workspace, bytes, stream, [&](void* w, bool own) {
+    auto* counters = static_cast<unsigned*>(w);
+    auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(w) + split_counter_bytes(shape.rows));
+    const SplitWorkspace<State> ws{states, counters, own ? nullptr : counters + shape.rows};
+    if (own) {
+      if (cudaError_t z = cudaMemsetAsync(counters, 0, shape.rows * sizeof(unsigned), stream); z != cudaSuccess) return z;
+    }
     cudaLaunchConfig_t config = {};
     cudaLaunchAttribute attribute[1];
     attribute[0].id = cudaLaunchAttributeCooperative;
@@ -161,12 +170,8 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
     config.stream = stream;
     config.attrs = attribute;
     config.numAttrs = 1;
-    e = cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols, layout, ws);
-  }
-  if (own) {
-    const cudaError_t freed = cudaFreeAsync(workspace, stream);
-    if (e == cudaSuccess) e = freed;
-  }
+    return cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols, layout, ws);
+  });
   return e != cudaSuccess ? e : cudaPeekAtLastError();
 }
 
@@ -179,29 +184,22 @@ cudaError_t launch_two_launch(const Io& io, const RowShape& shape, const Plan& p
   using State = typename Op::State;
   DeviceInfo dev;
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
-  const bool own = workspace == nullptr;
-  if (own) {
-    if (cudaError_t e = cudaMallocAsync(&workspace, split_workspace_bytes(shape.rows, plan.row_ctas, sizeof(State)), stream);
-        e != cudaSuccess)
-      return e;
-  }
-  auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(workspace) + split_counter_bytes(shape.rows));
-  const unsigned grid =
-      static_cast<unsigned>(std::min<int64_t>({shape.rows * plan.row_ctas, split_resident_ctas(dev), INT32_MAX}));
-  two_launch_reduce_kernel<Op, N><<<grid, plan.threads, 0, stream>>>(io, shape.rows, shape.cols, plan.row_ctas, states);
-  cudaError_t e = cudaPeekAtLastError();
-  constexpr int64_t ring_bytes = Io::Row::template kAsyncCopy<N> ? kTwoLaunchRingBytes<N, Io> : 0;
-  auto map_kernel = two_launch_map_kernel<Op, N, Io>;
-  if (e == cudaSuccess) e = allow_dynamic_smem(map_kernel, ring_bytes);
-  if (e == cudaSuccess) {
-    map_kernel<<<grid, plan.threads, ring_bytes, stream>>>(io, shape.rows, shape.cols, plan.row_ctas, states);
-    e = cudaPeekAtLastError();
-  }
-  if (own) {
-    const cudaError_t freed = cudaFreeAsync(workspace, stream);
-    if (e == cudaSuccess) e = freed;
-  }
-  return e;
+  const size_t bytes = split_workspace_bytes(shape.rows, plan.row_ctas, sizeof(State));
+  return with_workspace(workspace, bytes, stream, [&](void* w, bool) {
+    auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(w) + split_counter_bytes(shape.rows));
+    const unsigned grid =
+        static_cast<unsigned>(std::min<int64_t>({shape.rows * plan.row_ctas, split_resident_ctas(dev), INT32_MAX}));
+    two_launch_reduce_kernel<Op, N><<<grid, plan.threads, 0, stream>>>(io, shape.rows, shape.cols, plan.row_ctas, states);
+    cudaError_t e = cudaPeekAtLastError();
+    constexpr int64_t ring_bytes = Io::Row::template kAsyncCopy<N> ? kTwoLaunchRingBytes<N, Io> : 0;
+    auto map_kernel = two_launch_map_kernel<Op, N, Io>;
+    if (e == cudaSuccess) e = allow_dynamic_smem(map_kernel, ring_bytes);
+    if (e == cudaSuccess) {
+      map_kernel<<<grid, plan.threads, ring_bytes, stream>>>(io, shape.rows, shape.cols, plan.row_ctas, states);
+      e = cudaPeekAtLastError();
+    }
+    return e;
+  });
 }
 
 // One cluster of plan.cluster_size CTAs per row. A device that cannot co-schedule such a cluster (too
