@@ -105,25 +105,20 @@ __device__ inline typename Op::State group_allreduce(typename Op::State s, int w
   return s;
 }
 
-// The M values of a thread row from its element j (`rows`: the row's element 0 in each operand's
-// plane); with kTail (the row's last run), the last is a pad if it lies past the row's c elements.
-template <class Op, class RowIo, int M, bool kTail>
-__device__ inline void thread_row_run(const typename RowIo::Stored* const* rows, int j, int c, typename Op::In* v) {
-  RowIo::template staged_run<M>(rows, j, v);
-  if (kTail && c - j < M) v[M - 1] = Op::pad();
-}
-
-// The row's runs are kTileChunk long but its last, the shortest of kTileChunk - 2k (2 at least) that
-// holds the rest: 16-bit rows of 3 columns in a run of 8 loaded and reduced 5 pads a row and ran
-// 2-12 points slower than element by element; rows of 5-6 in a run of 8 ran 2-9 slower than in 6.
-// So the last run holds M - 1 or M of the row's elements: only its last element needs a bound test.
+// Reduces a run of a thread row from its element j (`rows`: the row's element 0 in each operand's
+// plane). The row's runs are kTileChunk long but its last (kTail), the shortest of kTileChunk - 2k
+// (2 at least) that holds the rest: 16-bit rows of 3 columns in a run of 8 loaded and reduced 5 pads
+// a row and ran 2-12 points slower than element by element; rows of 5-6 in a run of 8 ran 2-9
+// slower than in 6. So the last run holds M - 1 or M of the row's elements: only its last element
+// needs a bound test (a pad where it lies past the row's c elements).
 template <class Op, class RowIo, int M, bool kTail>
 __device__ inline typename Op::State reduce_thread_row_run(const typename RowIo::Stored* const* rows, int j, int c) {
   if constexpr (kTail && M > 2) {
     if (c - j <= M - 2) return reduce_thread_row_run<Op, RowIo, M - 2, true>(rows, j, c);
   }
   typename Op::In v[M];
-  thread_row_run<Op, RowIo, M, kTail>(rows, j, c, v);
+  RowIo::template staged_run<M>(rows, j, v);
+  if (kTail && c - j < M) v[M - 1] = Op::pad();
   return Op::template reduce<M>(v);
 }
 
