@@ -467,11 +467,29 @@ TEST(Dispatch, TilesOf16BitRowsGiveEveryThreadARowWithinTheirSharedMemory) {
   RowShape gradients = staged_shape(63, 2, 1);  // y and dy: 6 bytes a column with dx
   gradients.inputs = 2;
   gradients.value_bytes = 4;
-  EXPECT_EQ(choose(gradients).rows_per_tile, 173);  // 256 would take 97 KB: 64 KB of rows
-  EXPECT_EQ(choose(staged_shape(63, 4, 1)).rows_per_tile, 65);  // 4-byte rows: 16 KB
-  EXPECT_EQ(choose(staged_shape(63, 4, 1)).smem_bytes, 2 * rowwise::tile_plane_bytes(65 * 63, 4));
-  EXPECT_EQ(choose(staged_shape(5, 2, 1)).rows_per_tile, 1536);  // 1638: whole groups, rounded down
+  EXPECT_EQ(choose(gradients).rows_per_tile, 168);  // 256 would take 97 KB: 64 KB of rows, whole accesses
+  EXPECT_EQ(choose(staged_shape(5, 2, 1)).rows_per_tile, 1536);  // 1638: the nearest whole groups
   EXPECT_EQ(choose(staged_shape(5, 2, 1, 100)).rows_per_tile, 100);  // no more than the rows
+}
+
+TEST(Dispatch, TilesOf16BitRowsOfARowAThreadTakeTwoWhileFourBlocksFitAnSm) {
+  EXPECT_EQ(choose(staged_shape(23, 2, 1)).rows_per_tile, 512);  // 356 rows: one group, two take 46 KB
+  EXPECT_EQ(choose(staged_shape(27, 2, 1)).rows_per_tile, 512);  // 54 KB
+  EXPECT_EQ(choose(staged_shape(31, 2, 1)).rows_per_tile, 256);  // two would take 62 KB
+}
+
+TEST(Dispatch, TilesHoldWholeSixteenByteAccessesOfEveryOperand) {
+  EXPECT_EQ(rowwise::tile_rows_of_whole_accesses(63, 4), 4);
+  EXPECT_EQ(rowwise::tile_rows_of_whole_accesses(63, 1), 16);
+  EXPECT_EQ(rowwise::tile_rows_of_whole_accesses(6, 2), 4);
+  EXPECT_EQ(rowwise::tile_rows_of_whole_accesses(8, 2), 1);
+  EXPECT_EQ(choose(staged_shape(63, 4, 1)).rows_per_tile, 64);  // 4-byte rows: 16 KB (65), whole accesses
+  EXPECT_EQ(choose(staged_shape(63, 4, 1)).smem_bytes, 2 * rowwise::tile_plane_bytes(64 * 63, 4));
+  EXPECT_EQ(choose(staged_shape(47, 4, 1)).rows_per_tile, 84);  // 87 rows of 188 bytes
+  RowShape int8_out = staged_shape(47, 4, 1);
+  int8_out.out_bytes = 1;
+  EXPECT_EQ(choose(int8_out).rows_per_tile, 80);  // outputs of 47 bytes: 16 rows for whole accesses
+  EXPECT_EQ(choose(staged_shape(63, 4, 1, 3)).rows_per_tile, 3);  // one tile: where the tensor starts
 }
 
 TEST(Dispatch, ForcedTilesHoldWholeRows) {

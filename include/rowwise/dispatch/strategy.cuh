@@ -117,11 +117,21 @@ inline constexpr int64_t kClusterGrowSliceBytes = 32768;
 // of fewer rows than threads, or of one row a thread of a few columns, paid it for little data. H200,
 // bf16 softmax 17 / 47 / 63 columns (256 -> 512 rows, 174 / 130 -> 256) 67 / 79 / 76 -> 74 / 87 / 85 %,
 // bf16 softmax_backward 23-33 78-80 -> 96 % (docs/perf.md, "Thread rows' fixed work and tile sizes").
-// 4-byte rows, bound by memory, moved by -7 to +6 under that rule (fp32 softmax_backward 63 columns
-// 100 -> 93 %, 9 columns 94 -> 100). Larger tiles of short rows (1-15 columns, already 2+ rows a
-// thread) ran slower (24 KB: -1 to -8).
+// Where that is one group (16-bit rows of 22+ columns), two while they keep four blocks an SM
+// (kTileTwoRowsMaxSmemBytes, 56 KB of 228): bf16 softmax 23 / 27 columns 77 / 78 -> 81 / 82 %, int8
+// outputs of 23 82 -> 88 %, of 31 -1 (16-bit gradients never fit two).
+// 4-byte rows, bound by memory, moved by -5 to +11 under the 16-bit rule (fp32 softmax_backward
+// 23 / 47 / 63 columns -5, int8 outputs of 9 +11), so they keep theirs. Larger tiles of short rows
+// (1-15 columns, already 2+ rows a thread) ran slower (24 KB: -1 to -8).
+// Every tile holds whole 16-byte accesses of each operand (rows rounded down to make it so): a tile
+// ending inside a 16-byte piece left that piece to two blocks, each moving its part element by
+// element, and shifted every later tile off the tensor's alignment. bf16 softmax_backward 55 / 63
+// columns (198 / 173 -> 192 / 168 rows) 83 / 81 -> 94 / 91 %, fp32 softmax_backward of 19-31 and 47
+// columns 94 -> 101 %, int8 outputs of fp32 rows of 19-63 columns 89-91 -> 97 % ("Tiles of whole
+// 16-byte accesses").
 inline constexpr int64_t kTileBytes = 16384;
 inline constexpr int64_t kTileMaxSmemBytes = 65536;
+inline constexpr int64_t kTileTwoRowsMaxSmemBytes = 57344;
 // Ragged rows up to this long go a thread each: tiles of them ran at 1.3-4x the warp rows
 // (docs/perf.md#dispatch).
 inline constexpr int64_t kTileThreadRowCols = 64;
@@ -416,12 +426,16 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       const int64_t groups = kTileThreads / width;
       const int64_t per_tile = std::max<int64_t>(1, kTileBytes / (shape.cols * shape.value_bytes));
       int64_t rows = per_tile > groups ? per_tile / groups * groups : per_tile;
+      const int64_t row_smem = shape.cols * (shape.value_bytes + shape.out_bytes);
       if (shape.elem_bytes() == 2) {
-        const int64_t fit = kTileMaxSmemBytes / (shape.cols * (shape.value_bytes + shape.out_bytes));
-        rows = std::min(std::max((per_tile + groups / 2) / groups * groups, groups), std::max<int64_t>(fit, 1));
+        int64_t want = std::max((per_tile + groups / 2) / groups * groups, groups);
+        if (want == groups && 2 * groups * row_smem <= kTileTwoRowsMaxSmemBytes) want = 2 * groups;
+        rows = std::min(want, std::max<int64_t>(kTileMaxSmemBytes / row_smem, 1));
       }
-      rows = std::min(rows, shape.rows);
       const int in_bytes = shape.value_bytes / shape.inputs;
+      const int64_t whole = tile_rows_of_whole_accesses(shape.cols, std::min(in_bytes, shape.out_bytes));
+      if (rows > whole) rows = rows / whole * whole;
+      rows = std::min(rows, shape.rows);
       plan->threads = kTileThreads;
       plan->width = width;
       plan->rows_per_tile = static_cast<int>(rows);

@@ -3,7 +3,8 @@
 // 16-byte accesses (cp.async), reduces and maps each row from shared memory into an output plane, and
 // stores that plane as one run of 16-byte accesses. Rows that start or end off a 16-byte boundary
 // (odd lengths of 16-bit rows) then cost no partial packs in global memory: only the tile's two ends
-// move element by element.
+// move element by element, and only at the tensor's ends, since dispatch sizes tiles in whole 16-byte
+// accesses (tile_rows_of_whole_accesses).
 // A row is reduced and mapped from shared memory by one thread (short ragged rows, which dispatch
 // gives tiles: the other strategies fall back to 2- or 4-byte packs there), in runs of consecutive
 // elements, 16-bit ones two a 32-bit access; or by a group of threads, one element a thread per
@@ -38,6 +39,15 @@ inline constexpr int kTileAccessBytes = 16;
 __host__ __device__ inline int64_t tile_plane_bytes(int64_t elements, int elem_bytes) {
   const int64_t reach = kTileAccessBytes - 1 + (elements + kTileChunk) * elem_bytes + kStagedRunOverreachBytes;
   return (reach + kTileAccessBytes - 1) / kTileAccessBytes * kTileAccessBytes;
+}
+
+// The fewest rows of `cols` elements of `elem_bytes` that fill whole 16-byte accesses: tiles of a
+// multiple of them all start at the tensor's own offset from 16 bytes, and no 16-byte piece is split
+// between two blocks' tiles.
+inline int64_t tile_rows_of_whole_accesses(int64_t cols, int elem_bytes) {
+  int64_t rows = 1;
+  while (rows * cols * elem_bytes % kTileAccessBytes != 0) rows *= 2;
+  return rows;
 }
 
 // Where element 0 of `global` sits in `plane`: at global's offset from a 16-byte boundary.
