@@ -40,10 +40,13 @@ TEST(Dispatch, TinyRowsShareAWarp) {
 }
 
 TEST(Dispatch, ShortRowsUseNarrowGroups) {
-  const Plan p32 = choose(aligned_shape(32, 4, 4));
-  EXPECT_EQ(p32.width, 8);
-  EXPECT_EQ(p32.packs_per_lane, 1);
-  EXPECT_EQ(p32.rows_per_group, 4);
+  const Plan p32 = choose(aligned_shape(32, 4, 4));  // 8 packs: 4 lanes of 2 (groups of 64 bytes)
+  EXPECT_EQ(p32.width, 4);
+  EXPECT_EQ(p32.packs_per_lane, 2);
+  EXPECT_EQ(p32.rows_per_group, 2);
+  const Plan p40_bf16 = choose(aligned_shape(40, 2, 8));  // 5 packs: 4 lanes of 2, not 8 lanes of 1
+  EXPECT_EQ(p40_bf16.width, 4);
+  EXPECT_EQ(p40_bf16.packs_per_lane, 2);
   const Plan p64_bf16 = choose(aligned_shape(128, 2, 8));
   EXPECT_EQ(p64_bf16.width, 8);
   EXPECT_EQ(p64_bf16.packs_per_lane, 2);

@@ -49,7 +49,9 @@ struct RowShape {
 // Register-resident warp rows: K packs per lane, R rows per group at once (tiny rows keep R*K packs
 // in flight per lane). A group spans at least kMinGroupBytes per load instruction (or its whole row):
 // narrower groups touch each cache line in two instructions, which measured 47 % of copy for fp32
-// 128-col rows against 55 % with one pack per lane (docs/perf.md#dispatch).
+// 128-col rows against 55 % with one pack per lane (docs/perf.md#dispatch). 64 rather than 128 bytes:
+// rows of 5-7 packs took 8 lanes of one pack, 3-1 of them idle; 4 lanes of 2 packs: H200 bf16 softmax
+// 40 / 48 / 56 columns 57 / 67 / 77 -> 71 / 83 / 87 %, fp32 24 81 -> 97 % ("Warp groups of 64 bytes").
 // Groups of one row at a time (R = 1) give the row's partial first and last packs to their lanes, one
 // element each, and hold its whole packs only; groups of several rows move partial packs in the
 // lane that holds them, element by element.
@@ -68,7 +70,7 @@ inline constexpr WarpConfig kWarpConfigs[] = {
     {1, 4, PackEnds::kAny}, {2, 2, PackEnds::kWhole}, {2, 1, PackEnds::kPartial},
     {3, 1, PackEnds::kAny}, {4, 1, PackEnds::kAny},   {5, 1, PackEnds::kAny},
     {6, 1, PackEnds::kAny}, {7, 1, PackEnds::kAny},   {8, 1, PackEnds::kAny}};
-inline constexpr int kMinGroupBytes = 128;
+inline constexpr int kMinGroupBytes = 64;
 
 // Input bytes one warp-strategy block moves, looping over its rows: blocks of tiny rows carry little
 // data, and launching them limited 16-bit rows (1 GiB, H200, bf16 softmax of 16 / 64 / 96 columns in
