@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The one GPU job: configure and build a release build, run every test (C++ and Python, GPU ones
-# included), run rowwise-bench and the PyTorch peer beside it, print a short summary last. Full logs
-# and JSON go to $OUT (or ./out).
+# included), run rowwise-bench and its peers (PyTorch eager, cuDNN) beside it, print a short summary
+# last. Full logs and JSON go to $OUT (or ./out).
 # Usage: scripts/gpu_run.sh [all|tests|bench] [rowwise-bench args...]
-#   tests: build, C++ tests, Python tests.   bench: build, rowwise-bench, PyTorch peer (and, with no
-#   rowwise-bench args, the long-row sweep with its PyTorch peer: long.json, torch_peer_long.json).
-#   ROWWISE_PEER=0 skips the PyTorch peer.
+#   tests: build, C++ tests, Python tests.   bench: build, rowwise-bench, its peers PyTorch eager and
+#   cuDNN (torch_peer.json, cudnn_peer.json; with no rowwise-bench args, also the long-row sweep and
+#   its peers: long.json, torch_peer_long.json, cudnn_peer_long.json). ROWWISE_PEER=0 skips the peers.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
@@ -34,10 +34,14 @@ if [ "$mode" != tests ]; then
   # Without bench arguments, also the long-row sweep (decode batches, millions of columns, tensors).
   [ $# -eq 0 ] && ./build/release/bench/rowwise-bench --sweep long --json "$OUT/long.json" > "$OUT/long.log" 2>&1
   if [ "${ROWWISE_PEER:-1}" = 1 ] && python3 -c "import torch" 2>/dev/null; then
-    python3 bench/torch_peer.py --json "$OUT/torch_peer.json" --rowwise "$OUT/bench.json" > "$OUT/torch_peer.log" 2>&1
-    peer_rc=$?
-    [ -f "$OUT/long.json" ] && python3 bench/torch_peer.py --like "$OUT/long.json" --rowwise "$OUT/long.json" \
-      --json "$OUT/torch_peer_long.json" > "$OUT/torch_peer_long.log" 2>&1
+    peer_rc=
+    for peer in torch cudnn; do
+      python3 bench/torch_peer.py --peer $peer --json "$OUT/${peer}_peer.json" --rowwise "$OUT/bench.json" \
+        > "$OUT/${peer}_peer.log" 2>&1
+      peer_rc="$peer_rc $peer $?"
+      [ -f "$OUT/long.json" ] && python3 bench/torch_peer.py --peer $peer --like "$OUT/long.json" \
+        --rowwise "$OUT/long.json" --json "$OUT/${peer}_peer_long.json" > "$OUT/${peer}_peer_long.log" 2>&1
+    done
   fi
 fi
 
@@ -47,9 +51,12 @@ echo "==== C++ tests (rc $tests_rc)"
 [ "$tests_rc" = skipped ] || grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/tests.log" | tail -15
 echo "==== Python tests (rc $py_rc)"
 [ "$py_rc" = skipped ] || grep -E "passed|failed|^FAILED|^ERROR" "$OUT/python.log" | tail -15
-echo "==== PyTorch peer (rc $peer_rc)"
+echo "==== peers: PyTorch eager, cuDNN (rc$peer_rc)"
+for log in "$OUT"/torch_peer.log "$OUT"/cudnn_peer.log "$OUT"/torch_peer_long.log "$OUT"/cudnn_peer_long.log; do
+  [ -f "$log" ] && sed -n '/^rowwise slower than/,$p' "$log" | head -12
+done
 if [ -f "$OUT/long.log" ]; then
-  echo "==== long rows (rowwise-bench --sweep long; PyTorch beside it in torch_peer_long.log)"
+  echo "==== long rows (rowwise-bench --sweep long; the peers beside it in *_peer_long.log)"
   sed -n '/summary/,$p' "$OUT/long.log"
 fi
 echo "==== rowwise-bench (rc $bench_rc)"
