@@ -77,7 +77,30 @@ inline int64_t max_packs_for(const StridedOperand* operands, size_t count, int64
   return packs_in_row(cols, static_cast<int>(reinterpret_cast<uintptr_t>(first.base) / first.elem_bytes % pack), pack);
 }
 
-// Every operand usable, and an output that aliases an input uses the same row stride (in place).
+// a / b rounded down (C++ rounds toward zero).
+inline int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+// Whether an output shares bytes with an input without being the very same elements. In place is safe:
+// every strategy reads an element before the thread that writes it does (or before a barrier); any other
+// overlap races. Spans in bytes: a real operand's fit in int64 (no device holds 2^63 bytes); others are
+// refused as overlapping.
+inline bool overlaps_partly(const StridedOperand& out, const StridedOperand& in, int64_t rows, int64_t cols) {
+  const bool same_rows = out.row_stride == in.row_stride || rows == 1;
+  if (out.base == in.base && out.elem_bytes == in.elem_bytes && same_rows) return false;  // in place
+  constexpr int64_t kMaxSpan = INT64_MAX / 16;
+  if (out.row_stride > kMaxSpan / rows || in.row_stride > kMaxSpan / rows) return true;
+  const int64_t out_len = cols * out.elem_bytes, in_len = cols * in.elem_bytes;
+  const int64_t out_step = out.row_stride * out.elem_bytes, in_step = in.row_stride * in.elem_bytes;
+  const int64_t d = static_cast<int64_t>(reinterpret_cast<uintptr_t>(out.base) - reinterpret_cast<uintptr_t>(in.base));
+  if (d >= (rows - 1) * in_step + in_len || -d >= (rows - 1) * out_step + out_len) return false;  // spans apart
+  if (out_step != in_step || rows == 1) return true;
+  // One stride s (rows interleaved): output row i meets input row j iff -out_len < d + (i - j) s < in_len.
+  const int64_t k_lo = std::max(floor_div(-out_len - d, out_step) + 1, -(rows - 1));
+  const int64_t k_hi = std::min(-floor_div(d - in_len, out_step) - 1, rows - 1);
+  return k_lo <= k_hi;
+}
+
+// Every operand usable, and no output overlapping an input other than exactly (in place).
 inline bool operands_ok(int64_t rows, int64_t cols, std::initializer_list<StridedOperand> inputs,
                         std::initializer_list<StridedOperand> outputs) {
   for (const auto* list : {&inputs, &outputs})
@@ -85,7 +108,7 @@ inline bool operands_ok(int64_t rows, int64_t cols, std::initializer_list<Stride
       if (!operand_ok(o.base, o.elem_bytes, o.row_stride, rows, cols)) return false;
   for (const StridedOperand& out : outputs)
     for (const StridedOperand& in : inputs)
-      if (out.base == in.base && out.row_stride != in.row_stride && rows > 1) return false;
+      if (overlaps_partly(out, in, rows, cols)) return false;
   return true;
 }
 
@@ -152,7 +175,7 @@ template <class F> using if_functor_t = std::enable_if_t<std::is_class_v<F>, int
 }  // namespace detail
 
 // y[r, :] = softmax(x[r, :]) for r < rows; element (r, c) at x + r * x_row_stride + c.
-// In-place (x == y, same stride) is allowed.
+// In-place (x == y, same stride) is allowed; an output overlapping an input otherwise is refused.
 template <class T>
 cudaError_t softmax(const T* x, T* y, int64_t rows, int64_t cols, int64_t x_row_stride, int64_t y_row_stride,
                     cudaStream_t stream = 0, Options options = {}) {
@@ -203,13 +226,15 @@ cudaError_t log_softmax_backward(const T* y, const T* dy, T* dx, int64_t rows, i
 // Row abs-max scaling. With U = T: y = x / max|x[r, :]| and row_scale[r] = max|x[r, :]|. With U = int8_t
 // or __nv_fp8_e4m3 (per-row symmetric quantization): y = round(x * qmax / max|x|) saturated (qmax 127
 // or 448) and row_scale[r] = max|x| / qmax, so x ≈ y * row_scale[r]. A zero row gives zeros and scale
-// 0; NaN in a row gives a NaN scale and a NaN row (0 in int8, which has no NaN). row_scale may be null.
+// 0; NaN in a row gives a NaN scale and a NaN row (0 in int8, which has no NaN). row_scale may be null;
+// otherwise float-aligned.
 template <class T, class U>
 cudaError_t absmax_scale(const T* x, U* y, float* row_scale, int64_t rows, int64_t cols, int64_t x_row_stride,
                          int64_t y_row_stride, cudaStream_t stream = 0, Options options = {}) {
   static_assert(is_element_v<T>, "rowwise: element type must be float, double, __half or __nv_bfloat16");
   static_assert(detail::is_absmax_output_v<T, U>, "rowwise: absmax_scale writes T, int8_t or __nv_fp8_e4m3");
-  return detail::run_strided_rows<AbsmaxScaleOp<acc_t<T>, U>, max_pack<T>()>(
+  if (reinterpret_cast<uintptr_t>(row_scale) % alignof(float) != 0) return cudaErrorInvalidValue;
+  return detail::run_strided_rows<AbsmaxScaleOp<acc_t<T>, U, !std::is_same_v<T, __half>>, max_pack<T>()>(
       RowScaleIo<T, U>{{x, y, x_row_stride, y_row_stride}, row_scale}, rows, cols,
       {detail::operand(x, x_row_stride)}, {detail::operand(y, y_row_stride)}, stream, options);
 }

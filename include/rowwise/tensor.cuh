@@ -28,6 +28,7 @@ template <template <class> class OpOf, class T>
 cudaError_t run_tensor(const T* x, T* y, int64_t n, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
   if (n < 0) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
+  if (x == nullptr || y == nullptr) return cudaErrorInvalidValue;  // before the device is asked anything
   if (workspace != nullptr) {
     size_t needed = 0;
     if (cudaError_t e = tensor_softmax_workspace_bytes<T>(&needed); e != cudaSuccess) return e;

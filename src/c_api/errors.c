@@ -10,7 +10,7 @@ const char* rowwise_error_string(int code) {
     case ROWWISE_ERROR_DTYPE: return "unsupported dtype (or input/output dtype combination)";
     case cudaErrorInvalidValue:
       return "invalid argument: rows < 0, cols < 1, a row stride < cols, a null or misaligned pointer, or an "
-             "output overlapping an input with a different row stride";
+             "output overlapping an input other than exactly (in place: same pointer, stride and dtype)";
     default: return cudaGetErrorString((cudaError_t)code);
   }
 }

@@ -33,7 +33,8 @@ typedef enum rowwise_dtype {
 #define ROWWISE_OK 0
 #define ROWWISE_ERROR_DTYPE (-1)
 
-/* y = softmax(x) row by row. x, y: F32, F64, F16 or BF16. In place (x == y, same stride) is allowed. */
+/* y = softmax(x) row by row. x, y: F32, F64, F16 or BF16. In place (x == y, same stride) is allowed; an
+ * output overlapping an input otherwise is refused (cudaErrorInvalidValue). */
 ROWWISE_C_API int rowwise_softmax(rowwise_dtype dtype, const void* x, void* y, int64_t rows, int64_t cols,
                                   int64_t x_row_stride, int64_t y_row_stride, void* stream);
 
@@ -54,7 +55,7 @@ ROWWISE_C_API int rowwise_log_softmax_backward(rowwise_dtype dtype, const void* 
 /* Row abs-max scaling of x (F32, F64, F16, BF16) into y. y_dtype == x_dtype: y = x / max|x| and
  * row_scale[r] = max|x|. y_dtype ROWWISE_I8 or ROWWISE_FP8_E4M3: y = round(x * qmax / max|x|) saturated
  * (qmax 127 or 448) and row_scale[r] = max|x| / qmax, so x ~ y * row_scale[r]. row_scale (float, one per
- * row) may be NULL. */
+ * row, float-aligned) may be NULL. In place only where y_dtype == x_dtype. */
 ROWWISE_C_API int rowwise_absmax_scale(rowwise_dtype x_dtype, rowwise_dtype y_dtype, const void* x, void* y,
                                        float* row_scale, int64_t rows, int64_t cols, int64_t x_row_stride,
                                        int64_t y_row_stride, void* stream);

@@ -12,7 +12,7 @@
 
 namespace rowwise_test {
 
-inline constexpr int kAbsmaxRowKinds = 7;
+inline constexpr int kAbsmaxRowKinds = 9;
 
 // absmax = qmax, so the kernel's factor qmax/absmax is exactly 1: every other column a tie of the
 // output grid (k + 1/2 in int8, the midpoint of two e4m3 neighbours), the rest anywhere in ±qmax.
@@ -47,6 +47,10 @@ inline void fill_absmax_special_row(std::vector<double>& row, int kind, Quant q,
     case 4: fill_exact_row(row, q, rng); break;
     case 5: for (double& v : row) v *= 1e-3; row[pick(rng)] = 1e3; break;  // outlier: the rest near 0, fp8 subnormals
     case 6: for (double& v : row) v = -3.25; break;                        // constant: all -qmax
+    // Tiny rows, where qmax / absmax overflows the accumulator: fp32 and bf16 denormals (zeros in fp16),
+    // and fp64 denormals (zeros in the other types).
+    case 7: for (double& v : row) v *= 1e-40; break;
+    case 8: for (double& v : row) v *= 1e-310; break;
   }
 }
 

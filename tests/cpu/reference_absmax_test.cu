@@ -2,6 +2,7 @@
 // rules, the check's exact and one-step cases, and the kernels' float arithmetic emulated on the
 // host passing it on every input kind.
 #include <gtest/gtest.h>
+#include <rowwise/ops/absmax.cuh>
 #include <rowwise/primitives/numeric.cuh>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "../common/element.h"
 #include "../common/inputs_absmax.h"
+#include "../common/reference.h"
 #include "../common/reference_absmax.h"
 
 namespace rowwise_test {
@@ -130,35 +132,68 @@ TEST(ReferenceAbsmax, ExactRowsHoldQmaxAndTies) {
   }
 }
 
-// absmax_scale's arithmetic in the accumulation type A (float, or double for double): factor
-// qmax / absmax, x · factor, the conversion to U, row_scale = float(absmax / qmax).
+// absmax_scale's arithmetic, the op policy's own finalize and map in the accumulation type A (float,
+// or double for double), then the conversion to U and row_scale = float(absmax / qmax), passing the
+// reference's checks on every input kind (tiny rows among the special ones: qmax / absmax overflows A).
 template <class T> class AbsmaxEmulation : public ::testing::Test {};
 using ElementTypes = ::testing::Types<float, double, __half, __nv_bfloat16>;
 TYPED_TEST_SUITE(AbsmaxEmulation, ElementTypes);
 
-TYPED_TEST(AbsmaxEmulation, KernelArithmeticPassesTheChecks) {
-  using T = TypeParam;
+template <class T, class U> void expect_kernel_arithmetic_passes(Quant q) {
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  for (Quant q : {Quant::kInt8, Quant::kFp8E4M3}) {
-    for (int v = 0; v < 5; ++v) {
-      const int64_t rows = 70, cols = 257;
-      std::vector<double> x = make_absmax_values(static_cast<Values>(v), q, rows, cols, 100 + v);
-      for (double& e : x) e = Element<T>::to_double(Element<T>::from_double(e));
-      for (int64_t r = 0; r < rows; ++r) {
-        const double absmax = row_absmax(&x[r * cols], cols);
-        const A m = A(absmax), factor = m > 0 ? A(qmax_of(q)) / m : (m == 0 ? A(0) : m);
-        EXPECT_TRUE(scale_close(float(m / A(qmax_of(q))), absmax, q)) << "row " << r;
-        for (int64_t c = 0; c < cols; ++c) {
-          const A y = A(x[r * cols + c]) * factor;
-          // double rounds once (no float step), as a correct double kernel would
-          const double got = q == Quant::kInt8 ? (std::is_same_v<A, float> ? rowwise::store_as<int8_t>(float(y))
-                                                                            : quantize(Quant::kInt8, y))
-                                               : static_cast<float>(__nv_fp8_e4m3(y));
-          EXPECT_EQ(check_quantized(q, got, x[r * cols + c], absmax), "") << quant_name(q) << " row " << r;
+  using Op = rowwise::AbsmaxScaleOp<A, U, !std::is_same_v<T, __half>>;
+  for (int v = 0; v < 5; ++v) {
+    const int64_t rows = 70, cols = 257;
+    std::vector<double> x = make_absmax_values(static_cast<Values>(v), q, rows, cols, 100 + v);
+    for (double& e : x) e = Element<T>::to_double(Element<T>::from_double(e));
+    for (int64_t r = 0; r < rows; ++r) {
+      const double absmax = row_absmax(&x[r * cols], cols);
+      const typename Op::Final f = Op::finalize(A(absmax));
+      EXPECT_TRUE(scale_close(float(f.absmax / A(qmax_of(q))), absmax, q)) << "row " << r;
+      for (int64_t c = 0; c < cols; ++c) {
+        const A y = Op::map(A(x[r * cols + c]), f);
+        const double xv = x[r * cols + c];
+        if (q == Quant::kNone) {
+          const double want = scaled_value(xv, absmax, q);
+          EXPECT_TRUE(close_enough(Element<T>::to_double(Element<T>::from_double(y)), want, Element<T>::kAtol,
+                                   Element<T>::kRtol))
+              << "row " << r << " x " << xv << " absmax " << absmax << " y " << y;
+          continue;
         }
+        // double rounds once (no float step), as a correct double kernel would
+        const double got = q == Quant::kInt8 ? (std::is_same_v<A, float> ? rowwise::store_as<int8_t>(float(y))
+                                                                          : quantize(Quant::kInt8, y))
+                                             : static_cast<float>(__nv_fp8_e4m3(y));
+        EXPECT_EQ(check_quantized(q, got, xv, absmax), "") << quant_name(q) << " row " << r;
       }
     }
   }
+}
+
+TYPED_TEST(AbsmaxEmulation, KernelArithmeticPassesTheChecks) {
+  using T = TypeParam;
+  expect_kernel_arithmetic_passes<T, T>(Quant::kNone);
+  expect_kernel_arithmetic_passes<T, int8_t>(Quant::kInt8);
+  expect_kernel_arithmetic_passes<T, __nv_fp8_e4m3>(Quant::kFp8E4M3);
+}
+
+// Rows whose abs-max lies below qmax / FLT_MAX (and in fp32 denormals): the factor qmax / absmax alone
+// overflows to inf, which made zeros NaN and every other value ±qmax.
+TEST(AbsmaxEmulation, TinyRowsKeepTheirProportions) {
+  using Op = rowwise::AbsmaxScaleOp<float, int8_t>;
+  const float m = 1e-37f;
+  const Op::Final f = Op::finalize(m);
+  EXPECT_EQ(rowwise::store_as<int8_t>(Op::map(m, f)), 127);
+  EXPECT_EQ(rowwise::store_as<int8_t>(Op::map(-m / 4, f)), -32);  // -31.75
+  EXPECT_EQ(Op::map(0.f, f), 0.f);
+  using Same = rowwise::AbsmaxScaleOp<float, float>;
+  const Same::Final g = Same::finalize(1e-39f);  // a denormal abs-max
+  EXPECT_FLOAT_EQ(Same::map(1e-39f, g), 1.f);
+  EXPECT_EQ(Same::map(0.f, g), 0.f);
+  using Double = rowwise::AbsmaxScaleOp<double, __nv_fp8_e4m3>;
+  const Double::Final d = Double::finalize(1e-310);
+  EXPECT_EQ(static_cast<float>(__nv_fp8_e4m3(Double::map(-1e-310, d))), -448.f);
+  EXPECT_EQ(static_cast<float>(__nv_fp8_e4m3(Double::map(1e-310 / 2, d))), 224.f);
 }
 
 }  // namespace

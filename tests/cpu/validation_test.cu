@@ -29,6 +29,8 @@ TEST(Validation, TensorOpsRefuseBadArgumentsBeforeTheDevice) {
   EXPECT_EQ(rowwise::tensor_log_softmax(kFake, kFake, -5), cudaErrorInvalidValue);
   EXPECT_EQ(rowwise::tensor_softmax<float>(nullptr, nullptr, 0), cudaSuccess);  // empty tensor
   EXPECT_EQ(rowwise::tensor_softmax<float>(nullptr, kFake, 100), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_softmax<float>(nullptr, kFake, 100, workspace_stand_in, sizeof workspace_stand_in),
+            cudaErrorInvalidValue);  // before the device is asked for the workspace size
   EXPECT_EQ(rowwise::tensor_softmax(kFake, kFake, 100, nullptr, 4096), cudaErrorInvalidValue);  // no workspace
   EXPECT_EQ(rowwise::tensor_log_softmax(kFake, kFake, -1, workspace_stand_in, sizeof workspace_stand_in),
             cudaErrorInvalidValue);
@@ -42,6 +44,43 @@ TEST(Validation, StrideShorterThanARow) {
 
 TEST(Validation, InPlaceNeedsOneLayout) {
   EXPECT_EQ(rowwise::softmax(kFake, kFake, 2, 10, 10, 12), cudaErrorInvalidValue);
+}
+
+// In place is the same elements; any other shared byte between an output and an input is refused.
+TEST(Validation, OutputOverlappingAnInputOtherThanInPlace) {
+  EXPECT_EQ(rowwise::softmax(kFake, kFake + 1, 2, 10), cudaErrorInvalidValue);        // one element on
+  EXPECT_EQ(rowwise::softmax(kFake, kFake + 9, 2, 10, 16, 16), cudaErrorInvalidValue);  // row 0's last element
+  EXPECT_EQ(rowwise::softmax(kFake + 19, kFake, 2, 10, 16, 16), cudaErrorInvalidValue);  // row 1 over row 0
+  EXPECT_EQ(rowwise::tensor_softmax(kFake, kFake + 3, 100), cudaErrorInvalidValue);
+  float scale = 0;
+  EXPECT_EQ(rowwise::absmax_scale(kFake, reinterpret_cast<int8_t*>(kFake), &scale, 64, 100),
+            cudaErrorInvalidValue);  // in place, but a float row holds four int8 rows
+}
+
+TEST(Validation, OverlapIsExact) {
+  using rowwise::StridedOperand;
+  const auto at = [](int64_t offset, int64_t stride, int bytes = 4) {
+    return StridedOperand{reinterpret_cast<const char*>(kFake) + offset, stride, bytes};
+  };
+  using rowwise::detail::overlaps_partly;
+  EXPECT_FALSE(overlaps_partly(at(0, 10), at(0, 10), 5, 10)) << "in place";
+  EXPECT_FALSE(overlaps_partly(at(0, 10), at(0, 12), 1, 10)) << "one row: strides do not matter";
+  EXPECT_FALSE(overlaps_partly(at(40, 20), at(0, 20), 5, 10)) << "rows interleaved";
+  EXPECT_FALSE(overlaps_partly(at(0, 20), at(40, 20), 5, 10)) << "rows interleaved, the other way";
+  EXPECT_FALSE(overlaps_partly(at(200, 10), at(0, 10), 5, 10)) << "right after";
+  EXPECT_FALSE(overlaps_partly(at(0, 10), at(200, 10), 5, 10)) << "right before";
+  EXPECT_TRUE(overlaps_partly(at(196, 10), at(0, 10), 5, 10)) << "the last element";
+  EXPECT_TRUE(overlaps_partly(at(36, 20), at(0, 20), 5, 10)) << "interleaved, one element over";
+  EXPECT_TRUE(overlaps_partly(at(44, 20), at(0, 20), 5, 10)) << "interleaved, one element over the next";
+  EXPECT_TRUE(overlaps_partly(at(0, 10), at(0, 12), 2, 10)) << "in place with two strides";
+  EXPECT_TRUE(overlaps_partly(at(0, 10, 1), at(0, 10), 2, 10)) << "two element sizes";
+  EXPECT_TRUE(overlaps_partly(at(400, 11), at(0, 10), 100, 10)) << "two strides, spans crossing";
+  EXPECT_FALSE(overlaps_partly(at(4000, 11), at(0, 10), 100, 10)) << "two strides, spans apart";
+}
+
+TEST(Validation, RowScaleNotFloatAligned) {
+  float* odd = reinterpret_cast<float*>(reinterpret_cast<char*>(kFake) + 8192 + 2);
+  EXPECT_EQ(rowwise::absmax_scale(kFake, kFake + 4096, odd, 2, 10), cudaErrorInvalidValue);
 }
 
 TEST(Validation, PointerNotAlignedToItsElement) {
