@@ -3,9 +3,9 @@ producers (Numba, ...), over the last axis.
 
 Rows must be evenly strided (contiguous arrays, slices of the last axis, ...); nothing is copied here.
 Outputs are allocated by the input's own library (its array-API namespace, or the module that defines
-its type, e.g. cupy) on its current device, unless passed as out=. Work runs on `stream` (a
-cudaStream_t as an int): by default the input library's current stream where rowwise knows it (CuPy,
-PyTorch), else the legacy default stream. DLPack producers are asked to make their data ready on that
+its type, e.g. cupy) on the input's device, unless passed as out=. Work runs on `stream` (a
+cudaStream_t as an int): by default the input library's current stream on the input's device where
+rowwise knows it (CuPy, PyTorch), else the legacy default stream. DLPack producers are asked to make their data ready on that
 stream; __cuda_array_interface__ producers must have finished writing it (or use the same stream).
 """
 import importlib
@@ -142,8 +142,8 @@ def _view(op: str, name: str, obj, stream: int) -> _View:
 
 def _cai_view(op: str, name: str, cai: dict) -> _View:
     ptr, readonly = cai["data"]
-    if readonly and name == "out":
-        raise ValueError(f"rowwise.{op}: out is read-only")
+    if readonly and name in ("out", "scales"):
+        raise ValueError(f"rowwise.{op}: {name} is read-only")
     typestr, shape = cai["typestr"], tuple(cai["shape"])
     itemsize = int(typestr[2:])
     strides = cai.get("strides")
@@ -208,7 +208,7 @@ def _dtype_name(dtype) -> str:
 
 
 def _empty(op: str, like, shape: Tuple[int, ...], dtype: str):
-    """An uninitialized array from like's library, on its current device."""
+    """An uninitialized array from like's library, on like's device."""
     if hasattr(like, "__array_namespace__"):
         ns = like.__array_namespace__()
     else:
@@ -217,14 +217,22 @@ def _empty(op: str, like, shape: Tuple[int, ...], dtype: str):
         dtype = "uint8"  # e4m3 bits, where the library has no fp8 type
     if not hasattr(ns, "empty") or not hasattr(ns, dtype):
         raise TypeError(f"rowwise.{op}: cannot allocate a {dtype} output with {ns.__name__}; pass out=")
-    return ns.empty(shape, dtype=getattr(ns, dtype))
+    device = getattr(like, "device", None)
+    if device is None:
+        return ns.empty(shape, dtype=getattr(ns, dtype))
+    if hasattr(device, "__enter__"):  # CuPy: allocations go to the device entered
+        with device:
+            return ns.empty(shape, dtype=getattr(ns, dtype))
+    return ns.empty(shape, dtype=getattr(ns, dtype), device=device)  # PyTorch, the array API
 
 
 def _default_stream(obj) -> int:
-    """The current stream of obj's library where rowwise knows it, else the legacy default stream (0)."""
+    """The current stream of obj's library on obj's device where rowwise knows it, else the legacy
+    default stream (0)."""
     library = type(obj).__module__.partition(".")[0]
     if library == "cupy":
-        return importlib.import_module("cupy").cuda.get_current_stream().ptr
+        with obj.device:
+            return importlib.import_module("cupy").cuda.get_current_stream().ptr
     if library == "torch" and obj.device.type == "cuda":
         return importlib.import_module("torch").cuda.current_stream(obj.device).cuda_stream
     return 0

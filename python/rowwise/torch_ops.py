@@ -7,7 +7,8 @@ stream.
 Layout: the ops reduce over rows of the last dim. A tensor whose leading dims flatten to evenly strided
 rows (contiguous, or a slice of the last dim, ...) is read where it is; any other is first copied to a
 contiguous tensor, and so is every tensor reduced over a dim other than the last (moved to the last dim,
-then copied). Outputs are contiguous, in the moved layout for a dim other than the last.
+copied, and its result copied back: three passes where the last dim takes one). Outputs are contiguous.
+A 0-dimensional tensor is one row of one element, as for torch.softmax.
 """
 from typing import Optional, Tuple
 
@@ -32,8 +33,6 @@ def _check_tensor(op: str, name: str, t) -> None:
         raise TypeError(f"rowwise.{op}: {name} must be a torch.Tensor, got {type(t).__name__}")
     if t.device.type != "cuda":
         raise ValueError(f"rowwise.{op}: {name} is on {t.device}; rowwise runs on CUDA devices only")
-    if t.dim() == 0:
-        raise ValueError(f"rowwise.{op}: {name} is 0-dimensional; it needs a dim to reduce over")
 
 
 def _check_element(op: str, what: str, dtype: torch.dtype) -> None:
@@ -42,16 +41,41 @@ def _check_element(op: str, what: str, dtype: torch.dtype) -> None:
 
 
 def _dim(op: str, t: torch.Tensor, dim: int) -> int:
-    if not -t.dim() <= dim < t.dim():
+    ndim = max(t.dim(), 1)  # a 0-d tensor takes dim 0 or -1, as in torch.softmax
+    if not -ndim <= dim < ndim:
         raise IndexError(f"rowwise.{op}: dim {dim} is out of range for a {t.dim()}-dimensional tensor")
-    return dim % t.dim()
+    return dim % ndim
 
 
 def _over_dim(op_fn, dim: int, *tensors: torch.Tensor) -> torch.Tensor:
-    """op_fn over the last dim, or over `dim` by moving it last (the op copies the moved tensors)."""
+    """op_fn over the last dim, or over `dim` by moving it last (the op copies the moved tensors) and the
+    result back to a contiguous tensor, as torch's own ops return."""
+    if tensors[0].dim() == 0:
+        return op_fn(*[t.reshape(1) for t in tensors]).reshape(())
     if dim == tensors[0].dim() - 1:
         return op_fn(*tensors)
-    return op_fn(*[t.movedim(dim, -1) for t in tensors]).movedim(-1, dim)
+    return op_fn(*[t.movedim(dim, -1) for t in tensors]).movedim(-1, dim).contiguous()
+
+
+def _check_gradient_pair(op: str, y: torch.Tensor, dy: torch.Tensor) -> None:
+    if dy.shape != y.shape:
+        raise ValueError(f"rowwise.{op}: y has shape {tuple(y.shape)} but dy has shape {tuple(dy.shape)}")
+    if dy.dtype != y.dtype:
+        raise TypeError(f"rowwise.{op}: y is {y.dtype} but dy is {dy.dtype}; they must match")
+    if dy.device != y.device:
+        raise ValueError(f"rowwise.{op}: y is on {y.device} but dy is on {dy.device}")
+
+
+def _out_dtype(op: str, x: torch.Tensor, out_dtype) -> torch.dtype:
+    """out_dtype as a torch.dtype (None: x's; names as strings too, as rowwise.arrays takes them), checked."""
+    if isinstance(out_dtype, str) and isinstance(getattr(torch, out_dtype, None), torch.dtype):
+        out_dtype = getattr(torch, out_dtype)
+    if out_dtype is None:
+        out_dtype = x.dtype
+    if out_dtype != x.dtype and out_dtype not in _QUANTIZED:
+        raise TypeError(f"rowwise.{op}: out_dtype must be None, x's dtype ({x.dtype}), torch.int8 or "
+                        f"torch.float8_e4m3fn; got {out_dtype}")
+    return out_dtype
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -81,20 +105,18 @@ def log_softmax_backward(y: torch.Tensor, dy: torch.Tensor, dim: int = -1) -> to
 def absmax_scale(x: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> Tuple[torch.Tensor, torch.Tensor]:
     """Row abs-max scaling over the last dim; returns (y, scales), scales float32 of shape x.shape[:-1].
 
-    out_dtype None or x.dtype: y = x / max|x| and scales = max|x|. torch.int8 or torch.float8_e4m3fn:
-    per-row symmetric quantization, y = round(x * qmax / max|x|) saturated (qmax 127 or 448) and
-    scales = max|x| / qmax, so x ~ y * scales[..., None]. A zero row gives zeros and scale 0; NaN in a row
-    gives a NaN scale (and a NaN row; 0 in int8). Not differentiable.
+    out_dtype None or x.dtype: y = x / max|x| and scales = max|x|. torch.int8 or torch.float8_e4m3fn (or
+    "int8", "float8_e4m3fn"): per-row symmetric quantization, y = round(x * qmax / max|x|) saturated (qmax
+    127 or 448) and scales = max|x| / qmax, so x ~ y * scales[..., None]. A zero row gives zeros and scale
+    0; NaN in a row gives a NaN scale (and a NaN row; 0 in int8). Not differentiable: the outputs never
+    require grad.
     """
     op = "absmax_scale"
     _check_tensor(op, "x", x)
     _check_element(op, "x's dtype", x.dtype)
-    if out_dtype is None:
-        out_dtype = x.dtype
-    if out_dtype != x.dtype and out_dtype not in _QUANTIZED:
-        raise TypeError(f"rowwise.{op}: out_dtype must be None, x's dtype ({x.dtype}), torch.int8 or "
-                        f"torch.float8_e4m3fn; got {out_dtype}")
-    return torch.ops.rowwise.absmax_scale.default(x, out_dtype)
+    if x.dim() == 0:
+        raise ValueError(f"rowwise.{op}: x is 0-dimensional; it needs a last dim to scale over")
+    return torch.ops.rowwise.absmax_scale.default(x.detach(), _out_dtype(op, x, out_dtype))
 
 
 def _forward(op: str, op_fn, x, dim: int, dtype: Optional[torch.dtype]) -> torch.Tensor:
@@ -110,12 +132,7 @@ def _backward(op: str, op_fn, y, dy, dim: int) -> torch.Tensor:
     _check_tensor(op, "y", y)
     _check_tensor(op, "dy", dy)
     _check_element(op, "y's dtype", y.dtype)
-    if dy.shape != y.shape:
-        raise ValueError(f"rowwise.{op}: y has shape {tuple(y.shape)} but dy has shape {tuple(dy.shape)}")
-    if dy.dtype != y.dtype:
-        raise TypeError(f"rowwise.{op}: y is {y.dtype} but dy is {dy.dtype}; they must match")
-    if dy.device != y.device:
-        raise ValueError(f"rowwise.{op}: y is on {y.device} but dy is on {dy.device}")
+    _check_gradient_pair(op, y, dy)
     return _over_dim(op_fn, _dim(op, y, dim), y, dy)
 
 
@@ -152,6 +169,7 @@ def _run_forward(op: str, fn, x: torch.Tensor) -> torch.Tensor:
 
 
 def _run_backward(op: str, fn, y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
+    _check_gradient_pair(op, y, dy)  # the custom ops can be called directly, without the checks above
     dx = torch.empty(y.shape, dtype=y.dtype, device=y.device)
     if dx.numel() > 0:
         code = _code(op, y.dtype)
@@ -184,6 +202,9 @@ def _log_softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
 
 @torch.library.custom_op("rowwise::absmax_scale", mutates_args=(), device_types="cuda")
 def _absmax_scale(x: torch.Tensor, out_dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
+    out_dtype = _out_dtype("absmax_scale", x, out_dtype)  # called directly, without absmax_scale's checks
+    if x.dim() == 0:
+        raise ValueError("rowwise.absmax_scale: x is 0-dimensional; it needs a last dim to scale over")
     y = torch.empty(x.shape, dtype=out_dtype, device=x.device)
     scales = torch.zeros(x.shape[:-1], dtype=torch.float32, device=x.device)  # zeros: rows of no elements
     if y.numel() > 0:
@@ -211,11 +232,17 @@ def _absmax_scale_fake(x, out_dtype):
     return x.new_empty(x.shape, dtype=out_dtype), x.new_empty(x.shape[:-1], dtype=torch.float32)
 
 
-# Autograd: the forward ops save their output, the gradient ops take it.
+# Autograd: the forward ops save their output, the gradient ops take it. The gradient ops have
+# gradients of their own (double backward, gradgradcheck), written with torch ops and themselves over
+# the last dim; g is the gradient reaching dx.
 
 
 def _save_output(ctx, inputs, output):
     ctx.save_for_backward(output)
+
+
+def _save_inputs(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)
 
 
 def _softmax_grad(ctx, dy):
@@ -226,5 +253,21 @@ def _log_softmax_grad(ctx, dy):
     return _log_softmax_backward(ctx.saved_tensors[0], dy)
 
 
+def _softmax_backward_grad(ctx, g):
+    """dx = y (dy - sum(y dy)): d/ddy = y (g - sum(g y)), d/dy = g (dy - sum(y dy)) - dy sum(g y)."""
+    y, dy = ctx.saved_tensors
+    g_y = (g * y).sum(-1, keepdim=True)
+    return g * (dy - (y * dy).sum(-1, keepdim=True)) - dy * g_y, _softmax_backward(y, g)
+
+
+def _log_softmax_backward_grad(ctx, g):
+    """dx = dy - exp(y) sum(dy): d/ddy = g - sum(g exp(y)), d/dy = -g exp(y) sum(dy)."""
+    y, dy = ctx.saved_tensors
+    e = y.exp()
+    return -g * e * dy.sum(-1, keepdim=True), g - (g * e).sum(-1, keepdim=True)
+
+
 _softmax.register_autograd(_softmax_grad, setup_context=_save_output)
 _log_softmax.register_autograd(_log_softmax_grad, setup_context=_save_output)
+_softmax_backward.register_autograd(_softmax_backward_grad, setup_context=_save_inputs)
+_log_softmax_backward.register_autograd(_log_softmax_backward_grad, setup_context=_save_inputs)

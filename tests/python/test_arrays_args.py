@@ -73,6 +73,8 @@ def test_absmax_checks():
         arrays.absmax_scale(x, "float16", out=empty_like_cai(x), scales=CudaArray((0,)))
     with pytest.raises(ValueError, match=r"rowwise.absmax_scale: scales must be float32 of shape \(0,\)"):
         arrays.absmax_scale(x, np.int8, out=CudaArray((0, 4), "|i1"), scales=CudaArray((0,), "<f8"))
+    with pytest.raises(ValueError, match=r"rowwise.absmax_scale: scales is read-only"):
+        arrays.absmax_scale(x, out=empty_like_cai(x), scales=CudaArray((0,), readonly=True))
     out, scales = CudaArray((0, 4), "|u1"), CudaArray((0,))  # fp8 into uint8 storage: accepted
     assert arrays.absmax_scale(x, "float8_e4m3fn", out=out, scales=scales) == (out, scales)
 

@@ -35,3 +35,45 @@ def test_non_tensors_are_refused():
     with pytest.raises(TypeError, match=r"rowwise.softmax: x must be a torch.Tensor, got list"):
         torch_ops.softmax([1.0, 2.0])
 
+
+
+# The custom ops can be called directly (docs/python.md): their kernels check what the public functions
+# check, before any pointer reaches the GPU.
+def test_raw_backward_ops_check_dy_against_y():
+    y = torch.ones(8, 30)
+    with pytest.raises(ValueError, match=r"rowwise.softmax_backward: y has shape \(8, 30\) but dy has shape"):
+        torch_ops._run_backward("softmax_backward", None, y, torch.ones(2, 30))
+    with pytest.raises(TypeError, match=r"rowwise.softmax_backward: y is torch.float32 but dy is torch.float16"):
+        torch_ops._run_backward("softmax_backward", None, y, y.half())
+    with pytest.raises(ValueError, match=r"y is on cpu but dy is on meta"):
+        torch_ops._run_backward("softmax_backward", None, y, torch.ones(8, 30, device="meta"))
+
+
+def test_out_dtype_is_checked_and_taken_by_name():
+    x = torch.ones(2, 3)
+    assert torch_ops._out_dtype("absmax_scale", x, "int8") is torch.int8
+    assert torch_ops._out_dtype("absmax_scale", x, None) is torch.float32
+    for bad in (torch.int32, "int32", "softmax"):
+        with pytest.raises(TypeError, match=r"rowwise.absmax_scale: out_dtype must be None"):
+            torch_ops._out_dtype("absmax_scale", x, bad)
+
+
+def test_zero_dim_tensors_are_one_row_of_one_element():
+    assert torch_ops._dim("softmax", torch.tensor(1.0), -1) == 0
+    with pytest.raises(IndexError, match=r"dim 1 is out of range for a 0-dimensional tensor"):
+        torch_ops._dim("softmax", torch.tensor(1.0), 1)
+    got = torch_ops._over_dim(lambda t: torch.softmax(t, -1), 0, torch.tensor(5.0))
+    assert got.shape == () and got.item() == 1.0
+
+
+def test_a_dim_other_than_the_last_gives_a_contiguous_result():
+    x = torch.randn(4, 6, 5)
+    got = torch_ops._over_dim(lambda t: torch.softmax(t, -1), 0, x)
+    assert got.is_contiguous()
+    torch.testing.assert_close(got, torch.softmax(x, 0))
+
+
+def test_arrays_allocates_on_the_inputs_device():
+    from rowwise import arrays
+    y = arrays._empty("softmax", torch.ones(2, 3, device="meta"), (2, 3), "float32")
+    assert y.device.type == "meta" and y.dtype == torch.float32

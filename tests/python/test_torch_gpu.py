@@ -100,6 +100,27 @@ def test_gradcheck_float64(name, dim):
 
 
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_gradgradcheck_float64(name, dim):
+    x = randn((4, 9), torch.float64).requires_grad_()
+    assert torch.autograd.gradgradcheck(lambda t: getattr(rowwise, name)(t, dim), (x,))
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_zero_dim_tensors_as_torch(name):
+    x = torch.tensor(0.7, device="cuda", dtype=torch.float64, requires_grad=True)
+    y = getattr(rowwise, name)(x)
+    assert y.shape == () and y.item() == getattr(torch, name)(x.detach(), 0).item()
+    y.backward()
+    assert x.grad.shape == () and x.grad.item() == 0
+
+
+def test_absmax_outputs_do_not_require_grad():
+    y, scales = rowwise.absmax_scale(randn((4, 8), torch.float32).requires_grad_())
+    assert not y.requires_grad and not scales.requires_grad
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 def test_grad_of_an_expanded_gradient(name):
     x = randn((6, 100), torch.float32).requires_grad_()
     getattr(rowwise, name)(x).sum().backward()  # dy is a broadcast (stride 0) tensor
@@ -112,7 +133,9 @@ def test_grad_of_an_expanded_gradient(name):
 @pytest.mark.parametrize("dim", [0, 1, -2])
 def test_dims_other_than_the_last(name, dim):
     x = randn((5, 6, 7), torch.float32)
-    assert_close(getattr(rowwise, name)(x, dim), getattr(torch, name)(x.double(), dim), torch.float32)
+    y = getattr(rowwise, name)(x, dim)
+    assert y.is_contiguous()  # as torch's own result, so that view() works on it
+    assert_close(y, getattr(torch, name)(x.double(), dim), torch.float32)
 
 
 @pytest.mark.parametrize("make", [
@@ -179,16 +202,18 @@ def rows(make=lambda t: t):
     return make(randn((8, 40), torch.float32))
 
 
-# The forward ops are checked with inputs that require grad (their autograd registration too); the others
-# are not differentiable, so their autograd registration cannot be exercised.
+# Inputs that require grad, so that the autograd registrations are checked too; absmax_scale is not
+# differentiable, so it has none to exercise.
 NO_AUTOGRAD = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
 
 
 @pytest.mark.parametrize("op, args, utils", [
     ("softmax", lambda: (rows().requires_grad_(),), None),
     ("log_softmax", lambda: (rows().requires_grad_(),), None),
-    ("softmax_backward", lambda: (rows(lambda t: torch.softmax(t, -1)), rows()), NO_AUTOGRAD),
-    ("log_softmax_backward", lambda: (rows(lambda t: torch.log_softmax(t, -1)), rows()), NO_AUTOGRAD),
+    ("softmax_backward", lambda: (rows(lambda t: torch.softmax(t, -1)).requires_grad_(), rows().requires_grad_()),
+     None),
+    ("log_softmax_backward",
+     lambda: (rows(lambda t: torch.log_softmax(t, -1)).requires_grad_(), rows().requires_grad_()), None),
     ("absmax_scale", lambda: (rows(), torch.int8), NO_AUTOGRAD),
 ])
 def test_opcheck(op, args, utils):
@@ -210,7 +235,9 @@ def test_errors_on_cuda_tensors():
         rowwise.log_softmax_backward(x, x.half())
     with pytest.raises(TypeError, match=r"rowwise.absmax_scale: out_dtype must be None"):
         rowwise.absmax_scale(x, torch.float16)
-    with pytest.raises(ValueError, match=r"rowwise.softmax: x is 0-dimensional"):
-        rowwise.softmax(x[0, 0])
+    with pytest.raises(ValueError, match=r"rowwise.absmax_scale: x is 0-dimensional"):
+        rowwise.absmax_scale(x[0, 0])
+    with pytest.raises(ValueError, match=r"rowwise.softmax_backward: y has shape \(4, 8\) but dy has shape \(2, 8\)"):
+        torch.ops.rowwise.softmax_backward(x, x[:2])  # the raw op checks dy too
     with pytest.raises((NotImplementedError, RuntimeError)):  # the custom ops have CUDA kernels only
         torch.ops.rowwise.softmax(torch.ones(2, 3))
