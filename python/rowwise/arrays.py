@@ -5,8 +5,9 @@ Rows must be evenly strided (contiguous arrays, slices of the last axis, ...); n
 Outputs are allocated by the input's own library (its array-API namespace, or the module that defines
 its type, e.g. cupy) on the input's device, unless passed as out=. Work runs on `stream` (a
 cudaStream_t as an int): by default the input library's current stream on the input's device where
-rowwise knows it (CuPy, PyTorch), else the legacy default stream. DLPack producers are asked to make their data ready on that
-stream; __cuda_array_interface__ producers must have finished writing it (or use the same stream).
+rowwise knows it (CuPy, PyTorch), else the legacy default stream. DLPack producers are asked to make
+their data ready on that stream; __cuda_array_interface__ producers must have finished writing it (or
+use the same stream).
 """
 import importlib
 from math import prod
