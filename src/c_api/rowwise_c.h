@@ -3,7 +3,9 @@
  * Every function works on device pointers of the current CUDA device and enqueues its work on `stream`
  * (a cudaStream_t; NULL is the legacy default stream). Matrices are `rows` rows of `cols` elements; row
  * r starts `r * row_stride` elements after the base pointer (row_stride >= cols). Functions return
- * ROWWISE_OK (0) or an error code; rowwise_error_string() describes it. rows == 0 does nothing. */
+ * ROWWISE_OK (0) or an error code; rowwise_error_string() describes it. rows == 0 does nothing. A whole
+ * tensor of n elements as one row (C++'s tensor_softmax) is rows = 1, cols = n: the same kernels, with
+ * their workspace taken from the stream's memory pool. */
 #ifndef ROWWISE_C_H
 #define ROWWISE_C_H
 
