@@ -36,7 +36,6 @@ def test_non_tensors_are_refused():
         torch_ops.softmax([1.0, 2.0])
 
 
-
 # The custom ops can be called directly (docs/python.md): their kernels check what the public functions
 # check, before any pointer reaches the GPU.
 def test_raw_backward_ops_check_dy_against_y():
