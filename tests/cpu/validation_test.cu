@@ -49,8 +49,8 @@ TEST(Validation, InPlaceNeedsOneLayout) {
 // In place is the same elements; any other shared byte between an output and an input is refused.
 TEST(Validation, OutputOverlappingAnInputOtherThanInPlace) {
   EXPECT_EQ(rowwise::softmax(kFake, kFake + 1, 2, 10), cudaErrorInvalidValue);        // one element on
-  EXPECT_EQ(rowwise::softmax(kFake, kFake + 9, 2, 10, 16, 16), cudaErrorInvalidValue);  // y's row 0 over x's last
-  EXPECT_EQ(rowwise::softmax(kFake + 19, kFake, 2, 10, 16, 16), cudaErrorInvalidValue);  // y's row 0 over x's row 1
+  EXPECT_EQ(rowwise::softmax(kFake, kFake + 9, 2, 10, 16, 16), cudaErrorInvalidValue);  // y's row 0 over x's row 0's last
+  EXPECT_EQ(rowwise::softmax(kFake + 19, kFake, 2, 10, 16, 16), cudaErrorInvalidValue);  // y's row 1 over x's row 0
   EXPECT_EQ(rowwise::tensor_softmax(kFake, kFake + 3, 100), cudaErrorInvalidValue);
   float scale = 0;
   EXPECT_EQ(rowwise::absmax_scale(kFake, reinterpret_cast<int8_t*>(kFake), &scale, 64, 100),
