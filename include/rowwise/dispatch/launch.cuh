@@ -203,7 +203,9 @@ cudaError_t launch_two_launch(const Io& io, const RowShape& shape, const Plan& p
 }
 
 // One cluster of plan.cluster_size CTAs per row. A device that cannot co-schedule such a cluster (too
-// few free SMs per GPC, a non-portable size refused) falls back to the split strategy.
+// few free SMs per GPC, a non-portable size refused), or a kernel built from code older than sm_90 (a
+// build without sm_90, its sm_80 PTX compiled for this GPU: the kernel's body is its trap), falls back
+// to the split strategy.
 template <class Op, int N, int K, class Io>
 cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream, void* workspace) {
   auto kernel = cluster_rows_kernel<Op, N, K, Io>;
@@ -232,8 +234,10 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
     auto it = schedulable.find(key);
     if (it == schedulable.end()) {
       if (plan.cluster_size > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      cudaFuncAttributes built{};
       int clusters = 0;
-      const bool fits = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
+      const bool fits = cudaFuncGetAttributes(&built, kernel) == cudaSuccess && built.ptxVersion >= 90 &&
+                        cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
       cudaGetLastError();  // a refusal is an answer, not an error to report later
       it = schedulable.emplace(key, fits).first;
     }

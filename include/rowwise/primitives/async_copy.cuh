@@ -4,6 +4,10 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "rowwise needs sm_80 or newer (cp.async, acquire loads): set CMAKE_CUDA_ARCHITECTURES / -arch to 80 or above"
+#endif
+
 namespace rowwise {
 
 template <int Bytes> inline constexpr bool kAsyncCopyable = Bytes == 4 || Bytes == 8 || Bytes == 16;
