@@ -18,6 +18,7 @@ inline const std::vector<Layout>& backward_layouts() {
       {"dx-over-dy", {}, {}, 1},
       {"dx-over-dy-misaligned-strided", {{3, 3}, {3, 3}}, {}, 1},
       {"dx-over-y", {{0, 1}, {0, 1}}, {}, 0},
+      {"misaligned-dx-by-4", {{}, {}}, {0, 4}},  // 16-bit rows in packs of 4
   };
   return layouts;
 }

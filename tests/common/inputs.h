@@ -20,7 +20,7 @@ inline const char* values_name(Values v) {
   return "?";
 }
 
-// Row kinds cycled by kSpecialRows: what each row r % 8 holds.
+// Row kinds cycled by kSpecialRows: what a row of kind r % 8 holds.
 inline void fill_special_row(std::vector<double>& row, int64_t r, std::mt19937_64& rng) {
   const double inf = std::numeric_limits<double>::infinity();
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -38,7 +38,8 @@ inline void fill_special_row(std::vector<double>& row, int64_t r, std::mt19937_6
   }
 }
 
-// rows × cols values (dense), then rounded to T by the caller.
+// rows × cols values (dense), then rounded to T by the caller. Special rows are rotated by the seed (row
+// r is of kind r + seed), so that shapes of one or few rows still meet every kind across a sweep.
 inline std::vector<double> make_values(Values kind, int64_t rows, int64_t cols, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -46,7 +47,7 @@ inline std::vector<double> make_values(Values kind, int64_t rows, int64_t cols, 
   if (kind == Values::kSpecialRows) {
     std::vector<double> row(cols);
     for (int64_t r = 0; r < rows; ++r) {
-      fill_special_row(row, r, rng);
+      fill_special_row(row, r + static_cast<int64_t>(seed % 8), rng);
       std::copy(row.begin(), row.end(), x.begin() + r * cols);
     }
     return x;

@@ -21,8 +21,9 @@ namespace {
 using rowwise::Strategy;
 
 // 36001: fp64 rows and fp32 gradients longer than block_smem's buffer; 65537: fp32 rows and 16-bit
-// gradients; 131072: 16-bit rows.
-const std::vector<int64_t> kLongCols = {36001, 65537, 131072, 262144, 1 << 20};
+// gradients; 131072: 16-bit rows; 2500001: more than split's resident CTAs hold of a row (~2.2M fp32
+// elements of one operand on an H200): split's streamed tails in every op.
+const std::vector<int64_t> kLongCols = {36001, 65537, 131072, 262144, 1 << 20, 2500001};
 
 // One row of rotating values, and eight special rows (every kind, -inf slices and the max in the
 // last slice among them).
@@ -149,7 +150,8 @@ TEST_P(TensorSoftmax, MatchesFloat64ReferenceWithBothWorkspaces) {
     for (int64_t n : kTensorSizes) {
       for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {
         for (void* ws : {static_cast<void*>(nullptr), static_cast<void*>(workspace.ptr)}) {
-          // One row of special values: the max at the end, or -inf over the first three quarters.
+          // One row of special values, of the kind the seed picks (the max at the end, -inf over the first
+          // three quarters, all -inf, a NaN, an outlier, ...).
           const Values values = index % 3 == 0 ? Values::kNormal : Values::kSpecialRows;
           const Layout& layout = forward_layouts()[index % forward_layouts().size()];
           const uint64_t seed = 104729ull * n + index;
