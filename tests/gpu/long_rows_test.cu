@@ -1,10 +1,11 @@
 // Rows longer than one CTA holds (the cluster, split and two_launch strategies, and block_smem's rows
-// longer than its buffer, the rest streamed) and whole-tensor softmax: 36001 to 1M columns in 1-8
+// longer than its buffer, the rest streamed) and whole-tensor softmax: 36001 to 2.5M columns in 1-8
 // rows, every op family and dtype, forced and through dispatch; 160 rows of ~400 KB through dispatch;
 // tensor_softmax and tensor_log_softmax on odd n with both workspace kinds, including sizes past what
-// the GPU holds.
+// the GPU holds, and one row of more than 2^31 elements.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -173,6 +174,47 @@ TEST_P(TensorSoftmax, MatchesFloat64ReferenceWithBothWorkspaces) {
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, TensorSoftmax, ::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
                          [](const ::testing::TestParamInfo<Dtype>& info) { return dtype_name(info.param); });
+
+// x[i] = (i % kResidues) / 128, exact in fp32: the softmax of such a row has a closed form.
+constexpr int64_t kResidues = 1021;
+__global__ void fill_residues(float* x, int64_t n) {
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x)
+    x[i] = static_cast<float>(i % kResidues) / 128.f;
+}
+
+// One row of 2^31 + 17 fp32 elements (8 GB), in place: whole-tensor softmax (two_launch) and split
+// forced, indices past 2^31 included. Each residue k appears n / kResidues times, once more for the
+// first n % kResidues, so sum exp(x - max) is a sum over the residues. The kernels' fp32 sums run over
+// ~16K elements a thread: held to 1e-3 relative, which a wrong index misses by far.
+TEST(TensorSoftmaxBeyond32Bits, RowOfMoreThan2To31Elements) {
+  RW_REQUIRE_GPU();
+  const int64_t n = (int64_t{1} << 31) + 17;
+  DeviceBuffer<float> buf;
+  ASSERT_EQ(buf.allocate(n), cudaSuccess);
+  const double max = (kResidues - 1) / 128.0;
+  double sum = 0;
+  for (int64_t k = 0; k < kResidues; ++k)
+    sum += static_cast<double>(n / kResidues + (k < n % kResidues)) * std::exp(k / 128.0 - max);
+  const std::vector<int64_t> probes = {0, 1, kResidues, (int64_t{1} << 31) - 1, int64_t{1} << 31,
+                                       (int64_t{1} << 31) + 1, (int64_t{1} << 31) + kResidues, n - 1};
+  for (int run = 0; run < 3; ++run) {  // tensor_softmax, tensor_log_softmax, softmax forced to split
+    fill_residues<<<1024, 256>>>(buf.ptr, n);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    const bool log = run == 1;
+    const cudaError_t e = run == 0   ? rowwise::tensor_softmax(buf.ptr, buf.ptr, n)
+                          : run == 1 ? rowwise::tensor_log_softmax(buf.ptr, buf.ptr, n)
+                                     : rowwise::softmax(buf.ptr, buf.ptr, 1, n, n, n, 0, {Strategy::kSplit});
+    ASSERT_EQ(e, cudaSuccess) << "run " << run;
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "run " << run;
+    for (int64_t i : probes) {
+      float got = 0;
+      ASSERT_EQ(cudaMemcpy(&got, buf.ptr + i, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+      const double x = static_cast<double>(i % kResidues) / 128.0;
+      const double want = log ? x - max - std::log(sum) : std::exp(x - max) / sum;
+      EXPECT_NEAR(got, want, 1e-3 * std::fabs(want)) << "run " << run << " element " << i;
+    }
+  }
+}
 
 TEST(TensorSoftmaxArguments, RefusedBeforeAnyLaunch) {
   RW_REQUIRE_GPU();
