@@ -241,3 +241,10 @@ def test_errors_on_cuda_tensors():
         torch.ops.rowwise.softmax_backward(x, x[:2])  # the raw op checks dy too
     with pytest.raises((NotImplementedError, RuntimeError)):  # the custom ops have CUDA kernels only
         torch.ops.rowwise.softmax(torch.ones(2, 3))
+
+
+def test_arrays_path_allocates_torch_outputs_on_the_device():
+    x = randn((8, 300), torch.float32)
+    y = rowwise.arrays.softmax(x)  # DLPack in, an output from x's own library out
+    assert isinstance(y, torch.Tensor) and y.device == x.device
+    assert_close(y, torch.softmax(x.double(), -1), torch.float32)
