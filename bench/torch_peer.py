@@ -134,6 +134,7 @@ def check(got, want):
         return "ok"
     return f"MISMATCH (max abs error {(got - want).abs().max().item():.3g})"
 
+
 WARMUPS = 3
 L2_MULTIPLE = 4  # bytes touched between two uses of an input copy, in L2 sizes (as rowwise-bench)
 # GPU cycles the host may take to queue one timed launch (two events and the op from Python) while a
@@ -178,7 +179,7 @@ def parse_ops(text):
 
 
 def measure_case(make, dtype, rows, cols, iters):
-    """(median ms, check) of the peer on one case; check is "-" where PyTorch is the peer."""
+    """(median ms, bytes moved, check) of the peer on one case; check is "-" where PyTorch is the peer."""
     run, moved, reference = make(torch.randn(rows, cols, device="cuda", dtype=dtype))
     checked = check(run(), reference()) if reference else "-"
     runs = [run] + [make(torch.randn(rows, cols, device="cuda", dtype=dtype))[0]
@@ -214,7 +215,8 @@ def main():
         result = dict(op=op_name, dtype=dt_name, rows=rows, cols=cols, time_us=None, gbps=None, pct_copy=None)
         try:
             ms, moved, result["check"] = measure_case(peer_ops[op_name], DTYPES[dt_name], rows, cols, args.iters)
-            result.update(time_us=ms * 1e3, gbps=moved / ms / 1e6, pct_copy=100 * moved / ms / 1e6 / copy)
+            gbps = moved / ms / 1e6
+            result.update(time_us=ms * 1e3, gbps=gbps, pct_copy=100 * gbps / copy)
         except CudnnError as e:  # a shape or dtype the peer refuses: recorded, the sweep goes on
             result["check"] = f"n/a: {e}"
         results.append(result)
