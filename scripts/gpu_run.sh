@@ -23,7 +23,7 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 
 tests_rc=skipped py_rc=skipped bench_rc=skipped peer_rc=skipped
 if [ "$mode" != bench ]; then
-  ctest --test-dir build/release -j 4 --output-on-failure > "$OUT/tests.log" 2>&1
+  ctest --test-dir build/release -j $((JOBS / 2)) --output-on-failure > "$OUT/tests.log" 2>&1
   tests_rc=$?
   scripts/python_gpu.sh test > "$OUT/python.log" 2>&1
   py_rc=$?

@@ -196,7 +196,7 @@ TEST(TensorSoftmaxBeyond32Bits, RowOfMoreThan2To31Elements) {
   for (int64_t k = 0; k < kResidues; ++k)
     sum += static_cast<double>(n / kResidues + (k < n % kResidues)) * std::exp(k / 128.0 - max);
   const std::vector<int64_t> probes = {0, 1, kResidues, (int64_t{1} << 31) - 1, int64_t{1} << 31,
-                                       (int64_t{1} << 31) + 1, (int64_t{1} << 31) + kResidues, n - 1};
+                                       (int64_t{1} << 31) + 1, n - 2, n - 1};
   for (int run = 0; run < 3; ++run) {  // tensor_softmax, tensor_log_softmax, softmax forced to split
     fill_residues<<<1024, 256>>>(buf.ptr, n);
     ASSERT_EQ(cudaGetLastError(), cudaSuccess);
@@ -208,7 +208,8 @@ TEST(TensorSoftmaxBeyond32Bits, RowOfMoreThan2To31Elements) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "run " << run;
     for (int64_t i : probes) {
       float got = 0;
-      ASSERT_EQ(cudaMemcpy(&got, buf.ptr + i, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(&got, buf.ptr + i, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess)
+          << "run " << run << " element " << i;
       const double x = static_cast<double>(i % kResidues) / 128.0;
       const double want = log ? x - max - std::log(sum) : std::exp(x - max) / sum;
       EXPECT_NEAR(got, want, 1e-3 * std::fabs(want)) << "run " << run << " element " << i;
