@@ -1,5 +1,6 @@
 // Public host functions: validate, choose a plan, launch. Every function returns cudaError_t;
-// bad arguments give cudaErrorInvalidValue before anything touches the device.
+// bad arguments give cudaErrorInvalidValue before anything touches the device. cudaErrorNotSupported
+// is a plan the launcher has no kernel for: a rowwise bug, never the caller's.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -22,6 +23,10 @@ namespace rowwise {
 
 struct Options {
   Strategy strategy = Strategy::kAuto;  // force one strategy (tests, benchmarks); invalid if the row does not fit it
+  // At most this many CTAs (0: as many as the work takes), each looping over more rows: to leave SMs to
+  // kernels running beside (a communication kernel, say). Where a strategy spreads a row over CTAs
+  // that run together (a cluster, split's CTAs of a row), rounded up to one row's CTAs at least.
+  int64_t max_ctas = 0;
 };
 
 template <class T>
@@ -31,6 +36,7 @@ inline constexpr bool is_element_v = std::is_same_v<T, float> || std::is_same_v<
 namespace detail {
 
 inline bool shape_ok(int64_t rows, int64_t cols) { return rows >= 0 && cols >= 1; }
+inline bool options_ok(const Options& options) { return options.max_ctas >= 0; }
 
 // A strided operand is usable if it is non-null, element-aligned, has rows at least `cols` apart and
 // its last element's index fits in int64.
@@ -64,6 +70,7 @@ cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int ele
   }
   Plan plan;
   if (!choose_plan(shape, dev, options.strategy, &plan)) return cudaErrorInvalidValue;
+  plan.max_ctas = options.max_ctas;
   return visit_pack<MaxPack>(pack, [&](auto n) {
     return launch_plan<Op, decltype(n)::value>(io, shape, plan, stream, workspace);
   });
@@ -117,7 +124,7 @@ template <class Op, int MaxPack, class Io>
 cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::initializer_list<StridedOperand> inputs,
                              std::initializer_list<StridedOperand> outputs, cudaStream_t stream, Options options,
                              void* workspace = nullptr) {
-  if (!shape_ok(rows, cols)) return cudaErrorInvalidValue;
+  if (!shape_ok(rows, cols) || !options_ok(options)) return cudaErrorInvalidValue;
   if (rows == 0) return cudaSuccess;
   if (!operands_ok(rows, cols, inputs, outputs)) return cudaErrorInvalidValue;
   std::array<StridedOperand, 4> all{};
@@ -150,7 +157,8 @@ cudaError_t run_pointer_rows(const T* x, T* y, int64_t rows, int64_t cols, int64
 template <template <class> class OpOf, class A, class Load, class Store>
 cudaError_t run_functor_rows(Load load, Store store, int64_t rows, int64_t cols, int pack, cudaStream_t stream,
                              Options options) {
-  if (!shape_ok(rows, cols) || (pack != 1 && pack != 2 && pack != 4 && pack != 8)) return cudaErrorInvalidValue;
+  if (!shape_ok(rows, cols) || !options_ok(options) || (pack != 1 && pack != 2 && pack != 4 && pack != 8))
+    return cudaErrorInvalidValue;
   if (rows == 0) return cudaSuccess;
   return run_rows<OpOf<A>, 8>(FunctorIo<A, Load, Store>{load, store}, rows, cols, pack, sizeof(A),
                               packs_in_row(cols, 0, pack), false, options, stream);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <random>
 #include <string>
@@ -54,8 +55,18 @@ struct Case {
 };
 
 inline std::string describe(const Case& c) {
+  const std::string bound = c.options.max_ctas > 0 ? " max_ctas " + std::to_string(c.options.max_ctas) : "";
   return "rows " + std::to_string(c.rows) + " cols " + std::to_string(c.cols) + " " + c.layout->name + " " +
-         values_name(c.values);
+         values_name(c.values) + bound;
+}
+
+// Options of a sweep's case: the strategy, and for two cases in three a bound of 1 or 3 CTAs, so that
+// every strategy's CTAs loop over rows (their second iterations reuse shared memory and counters);
+// unbounded, block kernels loop only past 2^31 rows.
+inline rowwise::Options sweep_options(rowwise::Strategy strategy, int index) {
+  rowwise::Options options{strategy};
+  options.max_ctas = std::array<int64_t, 3>{0, 1, 3}[index % 3];
+  return options;
 }
 
 // Runs check(Case) -> CaseReport for every shape with `per_shape` layouts each (rotating, so every
@@ -69,7 +80,8 @@ void sweep(const std::string& what, rowwise::Strategy strategy, const std::vecto
     for (int64_t rows : sweep_rows(cols)) {
       for (size_t i = 0; i < per_shape; ++i) {
         const Layout& layout = layouts[(shape * per_shape + i) % layouts.size()];
-        const Case c{rows, cols, static_cast<Values>(index % 5), &layout, {strategy}, 1000003ull * cols + rows, index};
+        const Case c{rows, cols, static_cast<Values>(index % 5), &layout, sweep_options(strategy, index),
+                     1000003ull * cols + rows, index};
         ++index;
         const CaseReport rep = check(c);
         if (refused_as_forced(strategy, rep)) continue;

@@ -99,6 +99,15 @@ struct NoStore {
   template <int N> __device__ void store(const float*, int64_t, int64_t) const {}
 };
 
+TEST(Validation, NegativeCtaBound) {
+  rowwise::Options bound;
+  bound.max_ctas = -1;
+  EXPECT_EQ(rowwise::softmax(kFake, kFake, 2, 10, 10, 10, 0, bound), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::softmax<float>(NoLoad{}, NoStore{}, 2, 10, 1, 0, bound), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::softmax_backward(kFake, kFake + 4096, kFake + 8192, 2, 10, 10, 10, 10, 0, bound),
+            cudaErrorInvalidValue);
+}
+
 TEST(Validation, FunctorPackWidth) {
   EXPECT_EQ(rowwise::softmax<float>(NoLoad{}, NoStore{}, 2, 10, 3), cudaErrorInvalidValue);
   EXPECT_EQ(rowwise::softmax<float>(NoLoad{}, NoStore{}, 2, 10, 16), cudaErrorInvalidValue);

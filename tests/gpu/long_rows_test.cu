@@ -27,13 +27,15 @@ using rowwise::Strategy;
 const std::vector<int64_t> kLongCols = {36001, 65537, 131072, 262144, 1 << 20, 2500001};
 
 // One row of rotating values, and eight special rows (every kind, -inf slices and the max in the
-// last slice among them).
+// last slice among them) on at most 3 CTAs (rounded up to one row's cluster or split CTAs), so that
+// CTAs loop over rows.
 struct LongCase {
   int64_t rows;
   Values values;
+  int64_t max_ctas;
 };
 std::vector<LongCase> long_cases(int64_t cols) {
-  return {{1, static_cast<Values>(cols % 4)}, {8, Values::kSpecialRows}};
+  return {{1, static_cast<Values>(cols % 4), 0}, {8, Values::kSpecialRows, 3}};
 }
 
 using Param = std::tuple<Dtype, Strategy>;
@@ -42,20 +44,23 @@ class LongRows : public ::testing::TestWithParam<Param> {};
 TEST_P(LongRows, EveryOpMatchesFloat64Reference) {
   RW_REQUIRE_GPU();
   const Dtype dtype = std::get<0>(GetParam());
-  const rowwise::Options options{std::get<1>(GetParam())};
+  const Strategy strategy = std::get<1>(GetParam());
   visit_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     int index = 0, checked = 0;
     auto expect_ok = [&](const CaseReport& r, const std::string& what) {
-      if (refused_as_forced(options.strategy, r)) return;  // past 16 CTAs' worth, or block_smem's buffer
+      if (refused_as_forced(strategy, r)) return;  // past 16 CTAs' worth, or block_smem's buffer
       ++checked;
       EXPECT_TRUE(r.ok()) << what << ": " << r.summary();
     };
     for (int64_t cols : kLongCols) {
       for (const LongCase& lc : long_cases(cols)) {
+        rowwise::Options options{strategy};
+        options.max_ctas = lc.max_ctas;
         const uint64_t seed = 7919ull * cols + lc.rows;
-        const std::string what = std::string(dtype_name(dtype)) + " " + rowwise::strategy_name(options.strategy) +
-                                 " rows " + std::to_string(lc.rows) + " cols " + std::to_string(cols) + " ";
+        const std::string what = std::string(dtype_name(dtype)) + " " + rowwise::strategy_name(strategy) + " rows " +
+                                 std::to_string(lc.rows) + " cols " + std::to_string(cols) + " max_ctas " +
+                                 std::to_string(lc.max_ctas) + " ";
         const Layout& fl = forward_layouts()[index % forward_layouts().size()];
         const Layout& bl = backward_layouts()[index % backward_layouts().size()];
         const Layout& al = absmax_layouts<T, T>()[index % absmax_layouts<T, T>().size()];

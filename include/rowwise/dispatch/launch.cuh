@@ -22,7 +22,16 @@
 
 namespace rowwise {
 
-// Grid size. Kernels loop over rows, but looping is only for grids past the hardware limit: a
+// A plan the launcher has no kernel for: the planner and the launcher disagree, a bug. Not
+// cudaErrorInvalidValue, which is a forced strategy's refusal of a row (tests skip those).
+inline constexpr cudaError_t kNoKernelForPlan = cudaErrorNotSupported;
+
+// Most CTAs a launch of `plan` may have: the caller's bound (Options::max_ctas), else the hardware's.
+inline int64_t cta_cap(const Plan& plan) {
+  return plan.max_ctas > 0 ? std::min<int64_t>(plan.max_ctas, INT32_MAX) : INT32_MAX;
+}
+
+// Grid size. Kernels loop over rows, but only for grids past the hardware limit or the caller's bound: a
 // resident-sized (persistent) grid measured 86-90 % of copy on an H200 where one block per piece of
 // work measured 96-98 % (fp32 and bf16, 512-12345 cols): the hardware starts a new block as an old
 // one drains, overlapping one block's loads with another's math better than a loop does. So too for
@@ -30,9 +39,9 @@ namespace rowwise {
 // softmax 50257 columns 87 -> 80 % looping.
 // Warp blocks of tiny rows carry little data, so each does enough iterations to move about
 // warp_block_bytes (block launch rate, not bandwidth, limits below that).
-inline unsigned grid_for(int64_t work_blocks, int64_t iterations_per_block) {
+inline unsigned grid_for(int64_t work_blocks, int64_t iterations_per_block, const Plan& plan) {
   const int64_t blocks = (work_blocks + iterations_per_block - 1) / iterations_per_block;
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, INT32_MAX)));
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, cta_cap(plan))));
 }
 
 template <class Op, int N, int I, class Io>
@@ -43,15 +52,15 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
     if constexpr (I + 1 < static_cast<int>(std::size(kWarpConfigs))) {
       return launch_warp<Op, N, I + 1>(io, shape, plan, stream);
     } else {
-      return cudaErrorInvalidValue;
+      return kNoKernelForPlan;
     }
   } else {
-    if (c.rows_per_group == 1 && plan.width < kMinEdgeThreads) return cudaErrorInvalidValue;  // edge slots
+    if (c.rows_per_group == 1 && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
     auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, Io>();
     const int64_t rows_per_block = int64_t(plan.threads / plan.width) * c.rows_per_group;
     const int64_t bytes_per_iteration = rows_per_block * shape.cols * shape.pack_bytes / shape.pack;
     const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block,
-                                   std::max<int64_t>(1, warp_block_bytes(shape) / bytes_per_iteration));
+                                   std::max<int64_t>(1, warp_block_bytes(shape) / bytes_per_iteration), plan);
     kernel<<<grid, plan.threads, 0, stream>>>(io, shape.rows, shape.cols, plan.width);
     return cudaPeekAtLastError();
   }
@@ -80,7 +89,7 @@ template <class Kernel, class Io>
 cudaError_t launch_row_blocks(Kernel kernel, const Io& io, const RowShape& shape, const Plan& plan,
                               cudaStream_t stream) {
   if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
-  kernel<<<grid_for(shape.rows, 1), plan.threads, plan.smem_bytes, stream>>>(io, shape.rows, shape.cols);
+  kernel<<<grid_for(shape.rows, 1, plan), plan.threads, plan.smem_bytes, stream>>>(io, shape.rows, shape.cols);
   return cudaPeekAtLastError();
 }
 
@@ -89,7 +98,7 @@ template <class Op, class Io>
 cudaError_t launch_tile(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream) {
   auto kernel = tile_rows_kernel<Op, Io>;
   if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
-  kernel<<<grid_for(shape.rows, plan.rows_per_tile), plan.threads, plan.smem_bytes, stream>>>(
+  kernel<<<grid_for(shape.rows, plan.rows_per_tile, plan), plan.threads, plan.smem_bytes, stream>>>(
       io, shape.rows, shape.cols, plan.rows_per_tile, plan.width);
   return cudaPeekAtLastError();
 }
@@ -147,7 +156,7 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
   const SplitLayout& layout = plan.split;
   // The plan's pieces are the kernel's (split_piece_packs of the same pack bytes); held packs in
   // part-pieces would overrun the shared buffer.
-  if (layout.held_packs % kSplitPiecePacks<N, Io> != 0) return cudaErrorInvalidValue;
+  if (layout.held_packs % kSplitPiecePacks<N, Io> != 0) return kNoKernelForPlan;
   const int64_t rounds_ctas = int64_t(per_sm) * dev.sm_count / layout.chunks * layout.chunks;
   if (rounds_ctas == 0) return cudaErrorCooperativeLaunchTooLarge;  // the plan assumed more residents
   const int64_t items = shape.rows * layout.chunks;
@@ -164,7 +173,9 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
     cudaLaunchAttribute attribute[1];
     attribute[0].id = cudaLaunchAttributeCooperative;
     attribute[0].val.cooperative = 1;
-    config.gridDim = static_cast<unsigned>(std::min<int64_t>({items, rounds_ctas, INT32_MAX}));
+    // A row's CTAs wait for each other: a bound keeps one row's worth at least.
+    const int64_t capped = std::max(layout.chunks, cta_cap(plan) / layout.chunks * layout.chunks);
+    config.gridDim = static_cast<unsigned>(std::min<int64_t>({items, rounds_ctas, capped}));
     config.blockDim = plan.threads;
     config.dynamicSmemBytes = static_cast<size_t>(plan.smem_bytes);
     config.stream = stream;
@@ -188,7 +199,7 @@ cudaError_t launch_two_launch(const Io& io, const RowShape& shape, const Plan& p
   return with_workspace(workspace, bytes, stream, [&](void* w, bool) {
     auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(w) + split_counter_bytes(shape.rows));
     const unsigned grid =
-        static_cast<unsigned>(std::min<int64_t>({shape.rows * plan.row_ctas, split_resident_ctas(dev), INT32_MAX}));
+        static_cast<unsigned>(std::min<int64_t>({shape.rows * plan.row_ctas, split_resident_ctas(dev), cta_cap(plan)}));
     two_launch_reduce_kernel<Op, N><<<grid, plan.threads, 0, stream>>>(io, shape.rows, shape.cols, plan.row_ctas, states);
     cudaError_t e = cudaPeekAtLastError();
     constexpr int64_t ring_bytes = Io::Row::template kAsyncCopy<N> ? kTwoLaunchRingBytes<N, Io> : 0;
@@ -215,8 +226,9 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
   attribute[0].val.clusterDim.x = plan.cluster_size;
   attribute[0].val.clusterDim.y = 1;
   attribute[0].val.clusterDim.z = 1;
-  // A cluster a row (the kernel loops past 2^31 CTAs).
-  config.gridDim = static_cast<unsigned>(std::min<int64_t>(shape.rows, INT32_MAX / plan.cluster_size)) * plan.cluster_size;
+  // A cluster a row (the kernel loops past 2^31 CTAs or the caller's bound, one cluster at least).
+  const int64_t clusters = std::min<int64_t>(shape.rows, std::max<int64_t>(1, cta_cap(plan) / plan.cluster_size));
+  config.gridDim = static_cast<unsigned>(clusters * plan.cluster_size);
   config.blockDim = plan.threads;
   config.stream = stream;
   config.attrs = attribute;
@@ -248,6 +260,7 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
     if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
     Plan fallback;
     if (!plan_for(Strategy::kSplit, shape, dev, &fallback)) return cudaErrorInvalidValue;
+    fallback.max_ctas = plan.max_ctas;
     return launch_split<Op, N>(io, shape, fallback, stream, workspace);
   }
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols); e != cudaSuccess) return e;
@@ -279,7 +292,7 @@ cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, 
   if constexpr (I + 1 < static_cast<int>(std::size(kBlockPacksPerThread))) {
     return launch_block<Op, N, I + 1>(io, shape, plan, stream, workspace);
   } else {
-    return cudaErrorInvalidValue;
+    return kNoKernelForPlan;
   }
 }
 
@@ -295,7 +308,7 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, c
       return launch_block<Op, N, 0>(io, shape, plan, stream, workspace);
     case Strategy::kBlockSmem:
       if (plan.fills_sm) return launch_row_blocks(block_smem_rows_kernel<Op, N, true, Io>, io, shape, plan, stream);
-      if (plan.smem_bytes < shape.row_value_bytes()) return cudaErrorInvalidValue;  // only kFillsSm streams
+      if (plan.smem_bytes < shape.row_value_bytes()) return kNoKernelForPlan;  // only kFillsSm streams
       return launch_row_blocks(block_smem_rows_kernel<Op, N, false, Io>, io, shape, plan, stream);
     case Strategy::kSplit:
       return launch_split<Op, N>(io, shape, plan, stream, workspace);
@@ -309,7 +322,7 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, c
     case Strategy::kAuto:
       break;
   }
-  return cudaErrorInvalidValue;
+  return kNoKernelForPlan;
 }
 
 }  // namespace rowwise

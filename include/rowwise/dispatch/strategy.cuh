@@ -244,6 +244,7 @@ struct Plan {
   int64_t smem_bytes = 0;   // dynamic shared memory
   SplitLayout split{};      // split: slices of a row
   int64_t row_ctas = 0;     // two_launch: CTAs a row
+  int64_t max_ctas = 0;     // launch: at most this many CTAs (Options::max_ctas; 0: no bound)
 };
 
 // Smallest power of two >= n (n >= 1; at most 2^30).
