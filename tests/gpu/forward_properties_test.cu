@@ -137,5 +137,34 @@ TEST(ForwardProperties, BadArgumentsOnADevice) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
+// What rowwise sets on its kernels (shared-memory opt-in, non-portable cluster sizes) lives in the
+// context, which cudaDeviceReset replaces: strategies that need it must set it again after a reset.
+// fp32 rows of 20000 columns (80 KB, beyond the 48 KB default), one row of 65536 (a 16-CTA cluster),
+// 33 columns (tiles).
+TEST(ForwardProperties, StrategiesRunAfterADeviceReset) {
+  RW_REQUIRE_GPU();
+  struct Forced {
+    rowwise::Strategy strategy;
+    int64_t rows, cols;
+  };
+  const Forced cases[] = {{rowwise::Strategy::kBlockSmem, 3, 20000},
+                          {rowwise::Strategy::kSplit, 3, 20000},
+                          {rowwise::Strategy::kCluster, 1, 65536},
+                          {rowwise::Strategy::kTile, 300, 33}};
+  int device = 0, major = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+  for (int round = 0; round < 2; ++round) {
+    for (const Forced& f : cases) {
+      if (f.strategy == rowwise::Strategy::kCluster && major < 9) continue;  // clusters need sm_90
+      const CaseReport r = check_forward_case<float>(Op::kSoftmax, f.rows, f.cols, Values::kNormal, forward_layouts()[0],
+                                                     {f.strategy}, 17 + f.cols);
+      EXPECT_TRUE(r.ok()) << rowwise::strategy_name(f.strategy) << (round ? " after" : " before")
+                          << " the reset: " << r.summary();
+    }
+    ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  }
+}
+
 }  // namespace
 }  // namespace rowwise_test

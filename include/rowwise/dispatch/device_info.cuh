@@ -1,9 +1,11 @@
 // What dispatch needs to know about the current device, queried once per device and cached.
 #pragma once
+#include <cuda.h>  // the types of two driver functions, fetched through the runtime (nothing to link)
 #include <cuda_runtime.h>
 
 #include <array>
 #include <mutex>
+#include <utility>
 
 namespace rowwise {
 
@@ -37,6 +39,36 @@ inline cudaError_t current_device_info(DeviceInfo* info) {
   if (cacheable) cache[device] = d;
   *info = d;
   return cudaSuccess;
+}
+
+// The calling thread's current context as an identity unique over the process's life (cuCtxGetId):
+// what rowwise sets on a kernel (its shared-memory opt-in, non-portable cluster sizes) lives in a
+// context, and cudaDeviceReset makes a new one, so its caches of those key on this. 0 where there is
+// no current context yet or the driver cannot tell: callers then cache nothing.
+inline unsigned long long current_context_id() {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  using GetId = CUresult (*)(CUcontext, unsigned long long*);
+  static const std::pair<GetCurrent, GetId> driver = [] {
+    const auto find = [](const char* name) -> void* {
+      void* fn = nullptr;
+      cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
+      const cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found);
+#else
+      const cudaError_t e = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &found);
+#endif
+      if (e != cudaSuccess) cudaGetLastError();  // a driver without it is an answer, not an error to report
+      return e == cudaSuccess && found == cudaDriverEntryPointSuccess ? fn : nullptr;
+    };
+    return std::make_pair(reinterpret_cast<GetCurrent>(find("cuCtxGetCurrent")),
+                          reinterpret_cast<GetId>(find("cuCtxGetId")));
+  }();
+  CUcontext context = nullptr;
+  unsigned long long id = 0;
+  if (driver.first == nullptr || driver.second == nullptr || driver.first(&context) != CUDA_SUCCESS ||
+      context == nullptr || driver.second(context, &id) != CUDA_SUCCESS)
+    return 0;
+  return id;
 }
 
 }  // namespace rowwise

@@ -66,21 +66,20 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
   }
 }
 
-// Lets `kernel` use `bytes` of dynamic shared memory on the current device. The attribute is set
-// once per kernel, device and larger size: setting it on every launch cost microseconds of host time,
-// which a small launch's timing includes.
+// Lets `kernel` use `bytes` of dynamic shared memory in the current context. The attribute is set
+// once per kernel, context and larger size: setting it on every launch cost microseconds of host time,
+// which a small launch's timing includes. Keyed by context, not device: a cudaDeviceReset forgets it.
 template <class Kernel> cudaError_t allow_dynamic_smem(Kernel kernel, int64_t bytes) {
   static std::mutex mutex;
-  static std::map<std::pair<const void*, int>, int64_t> allowed;
-  int device = 0;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  static std::map<std::pair<const void*, unsigned long long>, int64_t> allowed;
+  const unsigned long long context = current_context_id();
   std::lock_guard<std::mutex> lock(mutex);
-  int64_t& most = allowed[{reinterpret_cast<const void*>(kernel), device}];
-  if (bytes <= most) return cudaSuccess;
+  int64_t* most = context != 0 ? &allowed[{reinterpret_cast<const void*>(kernel), context}] : nullptr;
+  if (most != nullptr && bytes <= *most) return cudaSuccess;
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
       e != cudaSuccess)
     return e;
-  most = bytes;
+  if (most != nullptr) *most = bytes;
   return cudaSuccess;
 }
 
@@ -227,33 +226,33 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
   attribute[0].val.clusterDim.y = 1;
   attribute[0].val.clusterDim.z = 1;
   // A cluster a row (the kernel loops past 2^31 CTAs or the caller's bound, one cluster at least).
-  const int64_t clusters = std::min<int64_t>(shape.rows, std::max<int64_t>(1, cta_cap(plan) / plan.cluster_size));
-  config.gridDim = static_cast<unsigned>(clusters * plan.cluster_size);
+  const int64_t grid_clusters = std::min<int64_t>(shape.rows, std::max<int64_t>(1, cta_cap(plan) / plan.cluster_size));
+  config.gridDim = static_cast<unsigned>(grid_clusters * plan.cluster_size);
   config.blockDim = plan.threads;
   config.stream = stream;
   config.attrs = attribute;
   config.numAttrs = 1;
-  // Whether the device can co-schedule this cluster shape: asked once per device and shape (the
-  // query costs microseconds, as much as a decode-sized launch).
+  // Whether the device can co-schedule this cluster shape: asked once per context and shape (the
+  // query costs microseconds, as much as a decode-sized launch; the context holds the non-portable
+  // size allowed, which a cudaDeviceReset forgets).
   static std::mutex mutex;
-  static std::map<std::tuple<int, int, int>, bool> schedulable;
-  int device = 0;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  static std::map<std::tuple<unsigned long long, int, int>, bool> schedulable;
+  const unsigned long long context = current_context_id();
   bool ok = false;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    const auto key = std::make_tuple(device, plan.cluster_size, plan.threads);
-    auto it = schedulable.find(key);
-    if (it == schedulable.end()) {
+    const auto key = std::make_tuple(context, plan.cluster_size, plan.threads);
+    if (auto it = schedulable.find(key); it != schedulable.end()) {
+      ok = it->second;
+    } else {
       if (plan.cluster_size > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
       cudaFuncAttributes built{};
       int clusters = 0;
-      const bool fits = cudaFuncGetAttributes(&built, kernel) == cudaSuccess && built.ptxVersion >= 90 &&
-                        cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
+      ok = cudaFuncGetAttributes(&built, kernel) == cudaSuccess && built.ptxVersion >= 90 &&
+           cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
       cudaGetLastError();  // a refusal is an answer, not an error to report later
-      it = schedulable.emplace(key, fits).first;
+      if (context != 0) schedulable.emplace(key, ok);
     }
-    ok = it->second;
   }
   if (!ok) {
     DeviceInfo dev;
