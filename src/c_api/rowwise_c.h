@@ -31,7 +31,8 @@ typedef enum rowwise_dtype {
 } rowwise_dtype;
 
 /* Error codes: 0 is success, ROWWISE_ERROR_DTYPE an unsupported dtype (combination); any other value is
- * the cudaError_t the call returned (1, cudaErrorInvalidValue: a bad shape, stride or pointer). */
+ * the cudaError_t the call returned (1, cudaErrorInvalidValue: a bad shape, stride or pointer; 801,
+ * cudaErrorNotSupported: a plan without a kernel, a rowwise bug to report). */
 #define ROWWISE_OK 0
 #define ROWWISE_ERROR_DTYPE (-1)
 
