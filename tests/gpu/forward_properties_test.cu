@@ -137,6 +137,38 @@ TEST(ForwardProperties, BadArgumentsOnADevice) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
+// A call returns its own error, not an earlier failed runtime call's still in the thread's last error
+// (the caller's own, or one of rowwise's: a workspace allocation out of memory had failed every later
+// call). Every launch path: warp, block, block_smem, tile, cluster, split, two_launch.
+TEST(ForwardProperties, AnEarlierFailedCallIsNotReported) {
+  RW_REQUIRE_GPU();
+  const int64_t rows = 4, cols = 70000;
+  DeviceBuffer<float> buf;
+  ASSERT_EQ(buf.allocate(rows * cols), cudaSuccess);
+  ASSERT_EQ(cudaMemset(buf.ptr, 0, rows * cols * sizeof(float)), cudaSuccess);
+  int device = 0, major = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+  struct Forced {
+    rowwise::Strategy strategy;
+    int64_t cols;
+  };
+  const Forced cases[] = {{rowwise::Strategy::kWarp, 100},       {rowwise::Strategy::kBlock, 3000},
+                          {rowwise::Strategy::kBlockSmem, 20000}, {rowwise::Strategy::kTile, 33},
+                          {rowwise::Strategy::kCluster, 70000},   {rowwise::Strategy::kSplit, 70000},
+                          {rowwise::Strategy::kTwoLaunch, 70000}};
+  for (const Forced& f : cases) {
+    if (f.strategy == rowwise::Strategy::kCluster && major < 9) continue;  // clusters need sm_90
+    void* never = nullptr;
+    ASSERT_NE(cudaMalloc(&never, size_t{1} << 62), cudaSuccess);
+    ASSERT_NE(cudaPeekAtLastError(), cudaSuccess);  // the failure waits in the thread's last error
+    EXPECT_EQ(rowwise::softmax(buf.ptr, buf.ptr, rows, f.cols, f.cols, f.cols, 0, {f.strategy}), cudaSuccess)
+        << rowwise::strategy_name(f.strategy);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << rowwise::strategy_name(f.strategy);
+    cudaGetLastError();
+  }
+}
+
 // What rowwise sets on its kernels (shared-memory opt-in, non-portable cluster sizes) lives in the
 // context, which cudaDeviceReset replaces: strategies that need it must set it again after a reset.
 // fp32 rows of 20000 columns (80 KB, beyond the 48 KB default), one row of 65536 (a 16-CTA cluster),

@@ -44,6 +44,20 @@ inline unsigned grid_for(int64_t work_blocks, int64_t iterations_per_block, cons
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, cta_cap(plan))));
 }
 
+// kernel<<<grid, threads, smem_bytes, stream>>>(args...), returning that launch's own error:
+// cudaPeekAtLastError after a launch also returns any earlier failed runtime call of the thread's (the
+// caller's, or one of ours, which then failed every later call too).
+template <class... Params, class... Args>
+cudaError_t launch_kernel(void (*kernel)(Params...), unsigned grid, int threads, int64_t smem_bytes,
+                          cudaStream_t stream, const Args&... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = threads;
+  config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
+  config.stream = stream;
+  return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
 template <class Op, int N, int I, class Io>
 cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
                         cudaStream_t stream) {
@@ -61,8 +75,7 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
     const int64_t bytes_per_iteration = rows_per_block * shape.cols * shape.pack_bytes / shape.pack;
     const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block,
                                    std::max<int64_t>(1, warp_block_bytes(shape) / bytes_per_iteration), plan);
-    kernel<<<grid, plan.threads, 0, stream>>>(io, shape.rows, shape.cols, plan.width);
-    return cudaPeekAtLastError();
+    return launch_kernel(kernel, grid, plan.threads, 0, stream, io, shape.rows, shape.cols, plan.width);
   }
 }
 
@@ -88,8 +101,8 @@ template <class Kernel, class Io>
 cudaError_t launch_row_blocks(Kernel kernel, const Io& io, const RowShape& shape, const Plan& plan,
                               cudaStream_t stream) {
   if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
-  kernel<<<grid_for(shape.rows, 1, plan), plan.threads, plan.smem_bytes, stream>>>(io, shape.rows, shape.cols);
-  return cudaPeekAtLastError();
+  return launch_kernel(kernel, grid_for(shape.rows, 1, plan), plan.threads, plan.smem_bytes, stream, io, shape.rows,
+                       shape.cols);
 }
 
 // Tiles of plan.rows_per_tile rows, one block each.
@@ -97,9 +110,8 @@ template <class Op, class Io>
 cudaError_t launch_tile(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream) {
   auto kernel = tile_rows_kernel<Op, Io>;
   if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
-  kernel<<<grid_for(shape.rows, plan.rows_per_tile, plan), plan.threads, plan.smem_bytes, stream>>>(
-      io, shape.rows, shape.cols, plan.rows_per_tile, plan.width);
-  return cudaPeekAtLastError();
+  return launch_kernel(kernel, grid_for(shape.rows, plan.rows_per_tile, plan), plan.threads, plan.smem_bytes, stream, io,
+                       shape.rows, shape.cols, plan.rows_per_tile, plan.width);
 }
 
 // A split launch's workspace: two counters per row first (where a caller's zeroed workspace keeps
@@ -182,7 +194,7 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
     config.numAttrs = 1;
     return cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols, layout, ws);
   });
-  return e != cudaSuccess ? e : cudaPeekAtLastError();
+  return e;
 }
 
 // Two launches of up to the resident CTAs (plan.row_ctas a row), the states between them in
@@ -199,14 +211,14 @@ cudaError_t launch_two_launch(const Io& io, const RowShape& shape, const Plan& p
     auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(w) + split_counter_bytes(shape.rows));
     const unsigned grid =
         static_cast<unsigned>(std::min<int64_t>({shape.rows * plan.row_ctas, split_resident_ctas(dev), cta_cap(plan)}));
-    two_launch_reduce_kernel<Op, N><<<grid, plan.threads, 0, stream>>>(io, shape.rows, shape.cols, plan.row_ctas, states);
-    cudaError_t e = cudaPeekAtLastError();
+    cudaError_t e = launch_kernel(two_launch_reduce_kernel<Op, N, Io>, grid, plan.threads, 0, stream, io, shape.rows,
+                                  shape.cols, plan.row_ctas, states);
     constexpr int64_t ring_bytes = Io::Row::template kAsyncCopy<N> ? kTwoLaunchRingBytes<N, Io> : 0;
     auto map_kernel = two_launch_map_kernel<Op, N, Io>;
     if (e == cudaSuccess) e = allow_dynamic_smem(map_kernel, ring_bytes);
     if (e == cudaSuccess) {
-      map_kernel<<<grid, plan.threads, ring_bytes, stream>>>(io, shape.rows, shape.cols, plan.row_ctas, states);
-      e = cudaPeekAtLastError();
+      e = launch_kernel(map_kernel, grid, plan.threads, ring_bytes, stream, io, shape.rows, shape.cols, plan.row_ctas,
+                        states);
     }
     return e;
   });
@@ -248,10 +260,13 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
       if (plan.cluster_size > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
       cudaFuncAttributes built{};
       int clusters = 0;
-      ok = cudaFuncGetAttributes(&built, kernel) == cudaSuccess && built.ptxVersion >= 90 &&
-           cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
-      cudaGetLastError();  // a refusal is an answer, not an error to report later
-      if (context != 0) schedulable.emplace(key, ok);
+      cudaError_t e = cudaFuncGetAttributes(&built, kernel);
+      if (e == cudaSuccess && built.ptxVersion >= 90) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+      ok = e == cudaSuccess && built.ptxVersion >= 90 && clusters > 0;
+      // A failed query is no answer (it may pass next time): cleared from the thread's last error (it
+      // is ours), not cached.
+      if (e != cudaSuccess) cudaGetLastError();
+      if (context != 0 && e == cudaSuccess) schedulable.emplace(key, ok);
     }
   }
   if (!ok) {
@@ -262,8 +277,7 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
     fallback.max_ctas = plan.max_ctas;
     return launch_split<Op, N>(io, shape, fallback, stream, workspace);
   }
-  if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols); e != cudaSuccess) return e;
-  return cudaPeekAtLastError();
+  return cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols);
 }
 
 // Only the K that plan_block_slice can choose are instantiated (kBlockRowsInstantiated), and the narrow
