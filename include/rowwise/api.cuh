@@ -107,6 +107,24 @@ inline bool overlaps_partly(const StridedOperand& out, const StridedOperand& in,
   return k_lo <= k_hi;
 }
 
+// Whether absmax_scale's per-row scales, rows floats at row_scale, share no byte with an operand's rows
+// (a scale written into a row not yet read, or among the outputs, races). Spans past kMaxSpan bytes
+// count as sharing.
+inline bool scales_apart(const float* row_scale, int64_t rows, int64_t cols,
+                         std::initializer_list<StridedOperand> operands) {
+  constexpr int64_t kMaxSpan = INT64_MAX / 16;
+  if (rows > kMaxSpan / static_cast<int64_t>(sizeof(float))) return false;
+  const uintptr_t scale = reinterpret_cast<uintptr_t>(row_scale);
+  const uintptr_t scale_end = scale + static_cast<uintptr_t>(rows) * sizeof(float);
+  for (const StridedOperand& o : operands) {
+    if (cols < 0 || o.row_stride < 0 || o.row_stride > (kMaxSpan - cols) / rows) return false;
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(o.base);
+    const uintptr_t end = begin + static_cast<uintptr_t>(((rows - 1) * o.row_stride + cols) * o.elem_bytes);
+    if (scale < end && begin < scale_end) return false;
+  }
+  return true;
+}
+
 // Every operand usable, and no output overlapping an input other than exactly (in place).
 inline bool operands_ok(int64_t rows, int64_t cols, std::initializer_list<StridedOperand> inputs,
                         std::initializer_list<StridedOperand> outputs) {
@@ -235,14 +253,18 @@ cudaError_t log_softmax_backward(const T* y, const T* dy, T* dx, int64_t rows, i
 // or __nv_fp8_e4m3 (per-row symmetric quantization): y = round(x * qmax / max|x|) saturated (qmax 127
 // or 448) and row_scale[r] = max|x| / qmax, so x ≈ y * row_scale[r]. A zero row gives zeros and scale
 // 0; NaN in a row gives a NaN scale and a NaN row (0 in int8, which has no NaN). row_scale may be null;
-// otherwise float-aligned. y is computed as x · (qmax / max|x|), one rounding more than a division: in
-// fp32 and fp64 outputs within an ulp of the quotient (the row's max may come out as 1 − 2^-24).
+// otherwise float-aligned and sharing no byte with x's or y's rows. y is computed as x · (qmax / max|x|),
+// one rounding more than a division: in fp32 and fp64 outputs within an ulp of the quotient (the row's
+// max may come out as 1 − 2^-24).
 template <class T, class U>
 cudaError_t absmax_scale(const T* x, U* y, float* row_scale, int64_t rows, int64_t cols, int64_t x_row_stride,
                          int64_t y_row_stride, cudaStream_t stream = 0, Options options = {}) {
   static_assert(is_element_v<T>, "rowwise: element type must be float, double, __half or __nv_bfloat16");
   static_assert(detail::is_absmax_output_v<T, U>, "rowwise: absmax_scale writes T, int8_t or __nv_fp8_e4m3");
   if (reinterpret_cast<uintptr_t>(row_scale) % alignof(float) != 0) return cudaErrorInvalidValue;
+  if (row_scale != nullptr && rows > 0 &&
+      !detail::scales_apart(row_scale, rows, cols, {detail::operand(x, x_row_stride), detail::operand(y, y_row_stride)}))
+    return cudaErrorInvalidValue;
   return detail::run_strided_rows<AbsmaxScaleOp<acc_t<T>, U, !std::is_same_v<T, __half>>, max_pack<T>()>(
       RowScaleIo<T, U>{{x, y, x_row_stride, y_row_stride}, row_scale}, rows, cols,
       {detail::operand(x, x_row_stride)}, {detail::operand(y, y_row_stride)}, stream, options);

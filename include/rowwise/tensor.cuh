@@ -4,8 +4,9 @@
 //
 // Split and two_launch need a small workspace: a count of arrivals and a state per CTA. Either let
 // rowwise take it from the stream's memory pool (the overloads without a workspace), or pass your own
-// like CUB: ask tensor_softmax_workspace_bytes, allocate that much, zero it once (cudaMemsetAsync) and
-// reuse it; every call leaves it zeroed again. One call at a time may use a workspace.
+// like CUB: ask tensor_softmax_workspace_bytes, allocate that much (16-byte aligned, as cudaMalloc's
+// are), zero it once (cudaMemsetAsync) and reuse it; every call leaves it zeroed again. One call at a
+// time may use a workspace.
 #pragma once
 #include "api.cuh"
 
@@ -29,6 +30,8 @@ cudaError_t run_tensor(const T* x, T* y, int64_t n, void* workspace, size_t work
   if (n < 0) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
   if (x == nullptr || y == nullptr) return cudaErrorInvalidValue;  // before the device is asked anything
+  // Its counters take atomics and its states 8- and 16-byte stores.
+  if (reinterpret_cast<uintptr_t>(workspace) % 16 != 0) return cudaErrorInvalidValue;
   if (workspace != nullptr) {
     size_t needed = 0;
     if (cudaError_t e = tensor_softmax_workspace_bytes<T>(&needed); e != cudaSuccess) return e;
@@ -39,8 +42,8 @@ cudaError_t run_tensor(const T* x, T* y, int64_t n, void* workspace, size_t work
 
 }  // namespace detail
 
-// y = softmax(x) over all n elements (n up to 2^40 and beyond; in place allowed). `workspace` of at
-// least tensor_softmax_workspace_bytes, zeroed before its first use.
+// y = softmax(x) over all n elements (n up to 2^40 and beyond; in place allowed). `workspace`: at least
+// tensor_softmax_workspace_bytes, 16-byte aligned, zeroed before its first use.
 template <class T>
 cudaError_t tensor_softmax(const T* x, T* y, int64_t n, void* workspace, size_t workspace_bytes,
                            cudaStream_t stream = 0) {

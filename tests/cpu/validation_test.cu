@@ -24,7 +24,7 @@ TEST(Validation, NullPointers) {
 }
 
 TEST(Validation, TensorOpsRefuseBadArgumentsBeforeTheDevice) {
-  char workspace_stand_in[64];
+  alignas(16) char workspace_stand_in[64];
   EXPECT_EQ(rowwise::tensor_softmax(kFake, kFake, -1), cudaErrorInvalidValue);
   EXPECT_EQ(rowwise::tensor_log_softmax(kFake, kFake, -5), cudaErrorInvalidValue);
   EXPECT_EQ(rowwise::tensor_softmax<float>(nullptr, nullptr, 0), cudaSuccess);  // empty tensor
@@ -35,6 +35,8 @@ TEST(Validation, TensorOpsRefuseBadArgumentsBeforeTheDevice) {
   EXPECT_EQ(rowwise::tensor_log_softmax(kFake, kFake, -1, workspace_stand_in, sizeof workspace_stand_in),
             cudaErrorInvalidValue);
   EXPECT_EQ(rowwise::tensor_softmax_workspace_bytes<float>(nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_softmax(kFake, kFake, 100, workspace_stand_in + 4, sizeof workspace_stand_in - 4),
+            cudaErrorInvalidValue);  // a workspace off 16 bytes: counters and states misaligned
 }
 
 TEST(Validation, StrideShorterThanARow) {
@@ -76,6 +78,16 @@ TEST(Validation, OverlapIsExact) {
   EXPECT_TRUE(overlaps_partly(at(0, 10, 1), at(0, 10), 2, 10)) << "two element sizes";
   EXPECT_TRUE(overlaps_partly(at(400, 11), at(0, 10), 100, 10)) << "two strides, spans crossing";
   EXPECT_FALSE(overlaps_partly(at(4000, 11), at(0, 10), 100, 10)) << "two strides, spans apart";
+}
+
+TEST(Validation, RowScaleSharingBytesWithARow) {
+  float* y = kFake + 8192;
+  EXPECT_EQ(rowwise::absmax_scale(kFake, y, kFake + 5, 4, 100, 100, 100), cudaErrorInvalidValue);  // in x
+  EXPECT_EQ(rowwise::absmax_scale(kFake, y, y + 399, 4, 100, 100, 100), cudaErrorInvalidValue);    // y's last
+  EXPECT_EQ(rowwise::absmax_scale(kFake, y, kFake - 1, 4, 100, 100, 100), cudaErrorInvalidValue);  // straddles
+  int8_t* q = reinterpret_cast<int8_t*>(y);
+  EXPECT_EQ(rowwise::absmax_scale(kFake, q, reinterpret_cast<float*>(q + 100), 2, 100, 100, 300),
+            cudaErrorInvalidValue);  // in the stride's gap of y: not a row's bytes, but inside its span
 }
 
 TEST(Validation, RowScaleNotFloatAligned) {
