@@ -87,6 +87,10 @@ inline int64_t max_packs_for(const StridedOperand* operands, size_t count, int64
 // a / b rounded down (C++ rounds toward zero).
 inline int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
 
+// Byte spans of operands past this count as sharing bytes with anything (the overlap checks below stay
+// within int64; no device holds 2^59 bytes).
+inline constexpr int64_t kMaxSpan = INT64_MAX / 16;
+
 // Whether an output shares bytes with an input without being the very same elements. In place is safe:
 // every strategy reads an element before the thread that writes it does (or before a barrier); any other
 // overlap races. Spans in bytes: a real operand's fit in int64 (no device holds 2^63 bytes); others are
@@ -94,7 +98,6 @@ inline int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (
 inline bool overlaps_partly(const StridedOperand& out, const StridedOperand& in, int64_t rows, int64_t cols) {
   const bool same_rows = out.row_stride == in.row_stride || rows == 1;
   if (out.base == in.base && out.elem_bytes == in.elem_bytes && same_rows) return false;  // in place
-  constexpr int64_t kMaxSpan = INT64_MAX / 16;
   if (out.row_stride > kMaxSpan / rows || in.row_stride > kMaxSpan / rows) return true;
   const int64_t out_len = cols * out.elem_bytes, in_len = cols * in.elem_bytes;
   const int64_t out_step = out.row_stride * out.elem_bytes, in_step = in.row_stride * in.elem_bytes;
@@ -112,7 +115,6 @@ inline bool overlaps_partly(const StridedOperand& out, const StridedOperand& in,
 // count as sharing.
 inline bool scales_apart(const float* row_scale, int64_t rows, int64_t cols,
                          std::initializer_list<StridedOperand> operands) {
-  constexpr int64_t kMaxSpan = INT64_MAX / 16;
   if (rows > kMaxSpan / static_cast<int64_t>(sizeof(float))) return false;
   const uintptr_t scale = reinterpret_cast<uintptr_t>(row_scale);
   const uintptr_t scale_end = scale + static_cast<uintptr_t>(rows) * sizeof(float);

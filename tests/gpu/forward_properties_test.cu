@@ -137,6 +137,13 @@ TEST(ForwardProperties, BadArgumentsOnADevice) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
+// Clusters need sm_90: dispatch refuses a forced cluster below it.
+bool device_has_clusters() {
+  int device = 0, major = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9;
+}
+
 // A call returns its own error, not an earlier failed runtime call's still in the thread's last error
 // (the caller's own, or one of rowwise's: a workspace allocation out of memory had failed every later
 // call). Every launch path: warp, block, block_smem, tile, cluster, split, two_launch.
@@ -146,9 +153,6 @@ TEST(ForwardProperties, AnEarlierFailedCallIsNotReported) {
   DeviceBuffer<float> buf;
   ASSERT_EQ(buf.allocate(rows * cols), cudaSuccess);
   ASSERT_EQ(cudaMemset(buf.ptr, 0, rows * cols * sizeof(float)), cudaSuccess);
-  int device = 0, major = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
   struct Forced {
     rowwise::Strategy strategy;
     int64_t cols;
@@ -158,7 +162,7 @@ TEST(ForwardProperties, AnEarlierFailedCallIsNotReported) {
                           {rowwise::Strategy::kCluster, 70000},   {rowwise::Strategy::kSplit, 70000},
                           {rowwise::Strategy::kTwoLaunch, 70000}};
   for (const Forced& f : cases) {
-    if (f.strategy == rowwise::Strategy::kCluster && major < 9) continue;  // clusters need sm_90
+    if (f.strategy == rowwise::Strategy::kCluster && !device_has_clusters()) continue;
     void* never = nullptr;
     ASSERT_NE(cudaMalloc(&never, size_t{1} << 62), cudaSuccess);
     ASSERT_NE(cudaPeekAtLastError(), cudaSuccess);  // the failure waits in the thread's last error
@@ -183,12 +187,9 @@ TEST(ForwardProperties, StrategiesRunAfterADeviceReset) {
                           {rowwise::Strategy::kSplit, 3, 20000},
                           {rowwise::Strategy::kCluster, 1, 65536},
                           {rowwise::Strategy::kTile, 300, 33}};
-  int device = 0, major = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
   for (int round = 0; round < 2; ++round) {
     for (const Forced& f : cases) {
-      if (f.strategy == rowwise::Strategy::kCluster && major < 9) continue;  // clusters need sm_90
+      if (f.strategy == rowwise::Strategy::kCluster && !device_has_clusters()) continue;
       const CaseReport r = check_forward_case<float>(Op::kSoftmax, f.rows, f.cols, Values::kNormal, forward_layouts()[0],
                                                      {f.strategy}, 17 + f.cols);
       EXPECT_TRUE(r.ok()) << rowwise::strategy_name(f.strategy) << (round ? " after" : " before")

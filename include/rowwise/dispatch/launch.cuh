@@ -30,6 +30,10 @@ inline constexpr cudaError_t kNoKernelForPlan = cudaErrorNotSupported;
 inline int64_t cta_cap(const Plan& plan) {
   return plan.max_ctas > 0 ? std::min<int64_t>(plan.max_ctas, INT32_MAX) : INT32_MAX;
 }
+// The same in whole groups of CTAs that run together (a cluster, split's CTAs of a row), one at least.
+inline int64_t cta_cap_in_groups(const Plan& plan, int64_t group) {
+  return std::max(group, cta_cap(plan) / group * group);
+}
 
 // Grid size. Kernels loop over rows, but only for grids past the hardware limit or the caller's bound: a
 // resident-sized (persistent) grid measured 86-90 % of copy on an H200 where one block per piece of
@@ -185,8 +189,7 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
     attribute[0].id = cudaLaunchAttributeCooperative;
     attribute[0].val.cooperative = 1;
     // A row's CTAs wait for each other: a bound keeps one row's worth at least.
-    const int64_t capped = std::max(layout.chunks, cta_cap(plan) / layout.chunks * layout.chunks);
-    config.gridDim = static_cast<unsigned>(std::min<int64_t>({items, rounds_ctas, capped}));
+    config.gridDim = static_cast<unsigned>(std::min({items, rounds_ctas, cta_cap_in_groups(plan, layout.chunks)}));
     config.blockDim = plan.threads;
     config.dynamicSmemBytes = static_cast<size_t>(plan.smem_bytes);
     config.stream = stream;
@@ -238,7 +241,8 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
   attribute[0].val.clusterDim.y = 1;
   attribute[0].val.clusterDim.z = 1;
   // A cluster a row (the kernel loops past 2^31 CTAs or the caller's bound, one cluster at least).
-  const int64_t grid_clusters = std::min<int64_t>(shape.rows, std::max<int64_t>(1, cta_cap(plan) / plan.cluster_size));
+  const int64_t grid_clusters =
+      std::min<int64_t>(shape.rows, cta_cap_in_groups(plan, plan.cluster_size) / plan.cluster_size);
   config.gridDim = static_cast<unsigned>(grid_clusters * plan.cluster_size);
   config.blockDim = plan.threads;
   config.stream = stream;
