@@ -126,8 +126,8 @@ TEST(Dispatch, BlockRowsWithPartialPacksTakeTheEdge) {
   EXPECT_EQ(tiny.threads, 32);
 }
 
-// Warp blocks loop over their rows for 32 KB of input, 8 KB where one 4-byte input maps to a 4-byte
-// output (an unknown output, a functor's, keeps 32).
+// Warp blocks loop over their rows for 32 KB of input, 8 KB where 4-byte inputs (one, or a gradient's
+// two) map to a 4-byte output (an unknown output, a functor's, keeps 32).
 TEST(Dispatch, WarpBlocksOfFourByteRowsMakeOnePass) {
   RowShape fp32 = staged_shape(128, 4, 4);
   EXPECT_EQ(rowwise::warp_block_bytes(fp32), 8 * 1024);
@@ -140,7 +140,7 @@ TEST(Dispatch, WarpBlocksOfFourByteRowsMakeOnePass) {
   EXPECT_EQ(rowwise::warp_block_bytes(functor), 32 * 1024);
   RowShape gradient = fp32;
   gradient.inputs = 2;
-  EXPECT_EQ(rowwise::warp_block_bytes(gradient), 32 * 1024);
+  EXPECT_EQ(rowwise::warp_block_bytes(gradient), 8 * 1024);
 }
 
 // Warp groups of one row hold its whole packs only (the lanes take the edge): a ragged bf16 row of 129
