@@ -3,7 +3,8 @@
 // most of it; two_launch past that, reading it twice).
 //
 // Split and two_launch need a small workspace: a count of arrivals and a state per CTA. Either let
-// rowwise take it from the stream's memory pool (the overloads without a workspace), or pass your own
+// rowwise take it from the stream's memory pool (the overloads without a workspace; on a device without
+// memory pools, from cudaMalloc, whose cudaFree waits for the device), or pass your own
 // like CUB: ask tensor_softmax_workspace_bytes, allocate that much (16-byte aligned, as cudaMalloc's
 // are), zero it once (cudaMemsetAsync) and reuse it; every call leaves it zeroed again. One call at a
 // time may use a workspace.

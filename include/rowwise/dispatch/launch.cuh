@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <utility>
 #include <cstdint>
 
 #include "../kernels/block_rows.cuh"
@@ -126,13 +127,21 @@ inline size_t split_workspace_bytes(int64_t rows, int64_t chunks, size_t state_b
 }
 
 // Runs launch(workspace, own) on the caller's workspace, or (own) on `bytes` taken from the stream's
-// memory pool and given back after it; the launch's error comes before the free's.
+// memory pool and given back after it; the launch's error comes before the free's. A device without
+// stream-ordered pools (cudaDevAttrMemoryPoolsSupported 0: some virtualized GPUs and drivers), where
+// cudaMallocAsync fails, takes cudaMalloc, whose cudaFree waits for the device to finish.
 template <class Launch>
 cudaError_t with_workspace(void* workspace, size_t bytes, cudaStream_t stream, Launch&& launch) {
   if (workspace != nullptr) return launch(workspace, false);
-  if (cudaError_t e = cudaMallocAsync(&workspace, bytes, stream); e != cudaSuccess) return e;
+  int device = 0;
+  int pools = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device); e != cudaSuccess) return e;
+  if (cudaError_t e = pools != 0 ? cudaMallocAsync(&workspace, bytes, stream) : cudaMalloc(&workspace, bytes);
+      e != cudaSuccess)
+    return e;
   const cudaError_t e = launch(workspace, true);
-  const cudaError_t freed = cudaFreeAsync(workspace, stream);
+  const cudaError_t freed = pools != 0 ? cudaFreeAsync(workspace, stream) : cudaFree(workspace);
   return e != cudaSuccess ? e : freed;
 }
 
@@ -227,6 +236,23 @@ cudaError_t launch_two_launch(const Io& io, const RowShape& shape, const Plan& p
   });
 }
 
+// Split's grid must be co-resident: a context holding fewer CTAs than the device's SMs suggest (an MPS
+// client's share, a green context) refuses it, and its rows go to two_launch, which needs no
+// co-residence.
+template <class Op, int N, class Io>
+cudaError_t launch_split_or_two_launch(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
+                                       void* workspace) {
+  const cudaError_t e = launch_split<Op, N>(io, shape, plan, stream, workspace);
+  if (e != cudaErrorCooperativeLaunchTooLarge) return e;
+  cudaGetLastError();  // the refusal is ours, answered here
+  DeviceInfo dev;
+  Plan fallback;
+  if (cudaError_t d = current_device_info(&dev); d != cudaSuccess) return d;
+  if (!plan_for(Strategy::kTwoLaunch, shape, dev, &fallback)) return e;
+  fallback.max_ctas = plan.max_ctas;
+  return launch_two_launch<Op, N>(io, shape, fallback, stream, workspace);
+}
+
 // One cluster of plan.cluster_size CTAs per row. A device that cannot co-schedule such a cluster (too
 // few free SMs per GPC, a non-portable size refused), or a kernel built from code older than sm_90 (a
 // build without sm_90, its sm_80 PTX compiled for this GPU: the kernel's body is its trap), falls back
@@ -279,7 +305,7 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
     Plan fallback;
     if (!plan_for(Strategy::kSplit, shape, dev, &fallback)) return cudaErrorInvalidValue;
     fallback.max_ctas = plan.max_ctas;
-    return launch_split<Op, N>(io, shape, fallback, stream, workspace);
+    return launch_split_or_two_launch<Op, N>(io, shape, fallback, stream, workspace);
   }
   return cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols);
 }
@@ -328,7 +354,7 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, c
       if (plan.smem_bytes < shape.row_value_bytes()) return kNoKernelForPlan;  // only kFillsSm streams
       return launch_row_blocks(block_smem_rows_kernel<Op, N, false, Io>, io, shape, plan, stream);
     case Strategy::kSplit:
-      return launch_split<Op, N>(io, shape, plan, stream, workspace);
+      return launch_split_or_two_launch<Op, N>(io, shape, plan, stream, workspace);
     case Strategy::kTwoLaunch:
       return launch_two_launch<Op, N>(io, shape, plan, stream, workspace);
     case Strategy::kTwoPass:
