@@ -143,6 +143,18 @@ TEST(Dispatch, WarpBlocksOfFourByteRowsMakeOnePass) {
   EXPECT_EQ(rowwise::warp_block_bytes(gradient), 8 * 1024);
 }
 
+// Small tensors keep kMinWarpBlocksPerSm warp blocks an SM: 32768 bf16 rows of 16 columns (1 MiB) in
+// blocks of 128 rows (4 KB) iterate once, not 8 times (32 blocks for 132 SMs); 1 GiB iterates 8 times.
+TEST(Dispatch, WarpBlocksOfSmallTensorsFillTheSms) {
+  const RowShape bf16 = staged_shape(16, 2, 8, 32768);
+  const int64_t rows_per_block = 128, bytes = rows_per_block * 16 * 2;
+  EXPECT_EQ(rowwise::warp_block_iterations(bf16, 32768 / rows_per_block, bytes, 132), 1);
+  const int64_t big = (int64_t{1} << 30) / bytes;
+  EXPECT_EQ(rowwise::warp_block_iterations(bf16, big, bytes, 132), 8);
+  const int64_t mid = 132 * rowwise::kMinWarpBlocksPerSm * 3;  // three blocks' worth per kept block
+  EXPECT_EQ(rowwise::warp_block_iterations(bf16, mid, bytes, 132), 3);
+}
+
 // Warp groups of one row hold its whole packs only (the lanes take the edge): a ragged bf16 row of 129
 // columns (up to 17 packs, 16 whole) fills 8 lanes of 2; 2 packs a lane take 2 rows a group only for
 // rows of whole packs.

@@ -43,7 +43,8 @@ inline int64_t cta_cap_in_groups(const Plan& plan, int64_t group) {
 // block_smem, one block an SM, whose looping threads could start the next row's copies early: fp32
 // softmax 50257 columns 87 -> 80 % looping.
 // Warp blocks of tiny rows carry little data, so each does enough iterations to move about
-// warp_block_bytes (block launch rate, not bandwidth, limits below that).
+// warp_block_bytes (block launch rate, not bandwidth, limits below that), while the tensor leaves
+// several blocks an SM (warp_block_iterations).
 inline unsigned grid_for(int64_t work_blocks, int64_t iterations_per_block, const Plan& plan) {
   const int64_t blocks = (work_blocks + iterations_per_block - 1) / iterations_per_block;
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, cta_cap(plan))));
@@ -76,10 +77,13 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
   } else {
     if (c.rows_per_group == 1 && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
     auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, Io>();
+    DeviceInfo dev;
+    if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
     const int64_t rows_per_block = int64_t(plan.threads / plan.width) * c.rows_per_group;
     const int64_t bytes_per_iteration = rows_per_block * shape.cols * shape.pack_bytes / shape.pack;
-    const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block,
-                                   std::max<int64_t>(1, warp_block_bytes(shape) / bytes_per_iteration), plan);
+    const int64_t work_blocks = (shape.rows + rows_per_block - 1) / rows_per_block;
+    const unsigned grid =
+        grid_for(work_blocks, warp_block_iterations(shape, work_blocks, bytes_per_iteration, dev.sm_count), plan);
     return launch_kernel(kernel, grid, plan.threads, 0, stream, io, shape.rows, shape.cols, plan.width);
   }
 }
