@@ -15,6 +15,7 @@ OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 mode=${1:-all}
 [ $# -gt 0 ] && shift
+case "$mode" in all|tests|bench) ;; *) echo "usage: $0 [all|tests|bench] [rowwise-bench args...]"; exit 2 ;; esac
 JOBS=$(nproc)
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
