@@ -13,7 +13,9 @@
 
 namespace rowwise {
 
-// Workspace bytes tensor_softmax and tensor_log_softmax of T need on the current device (any n).
+// Workspace bytes tensor_softmax and tensor_log_softmax of T need in the current context (any n): a
+// state per CTA the context holds, so fewer in a green context; one sized in the device's primary
+// context serves every context of the device.
 template <class T> cudaError_t tensor_softmax_workspace_bytes(size_t* bytes) {
   static_assert(is_element_v<T>, "rowwise: element type must be float, double, __half or __nv_bfloat16");
   if (bytes == nullptr) return cudaErrorInvalidValue;

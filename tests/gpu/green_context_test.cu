@@ -1,7 +1,6 @@
 // rowwise in a green context (an SM partition of the device, CUDA 12.4+), as an engine that keeps SMs
-// for communication kernels runs it: plans are sized by the context's SMs, not the device's (a split
-// grid of the device's co-resident CTAs would be refused there), and every strategy matches the float64
-// reference.
+// for communication kernels runs it: dispatch sees the context's SMs, not the device's (split sizes its
+// co-resident grid by them), and every strategy matches the float64 reference there.
 #include <gtest/gtest.h>
 #include <cuda.h>
 
@@ -57,7 +56,10 @@ class GreenContext {
     sm_count = static_cast<int>(part.sm.smCount);
   }
   ~GreenContext() {
-    if (made) set_current_(previous_);
+    if (made) {
+      cudaDeviceSynchronize();  // nothing of this context's left in flight when it goes
+      set_current_(previous_);
+    }
     if (green_ != nullptr) destroy_(green_);
   }
   GreenContext(const GreenContext&) = delete;
@@ -87,7 +89,7 @@ TEST(GreenContext, EveryStrategyRunsOnAShareOfTheSms) {
   rowwise::DeviceInfo info;
   ASSERT_EQ(rowwise::current_device_info(&info), cudaSuccess);
   EXPECT_EQ(info.sm_count, green.sm_count);
-  ASSERT_LT(info.sm_count, static_cast<int>(green.all_sms.sm.smCount)) << "the partition is the whole device";
+  if (info.sm_count >= static_cast<int>(green.all_sms.sm.smCount)) GTEST_SKIP() << "the partition is the whole device";
   struct Case {
     rowwise::Strategy strategy;
     int64_t rows, cols;

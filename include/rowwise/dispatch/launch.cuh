@@ -248,7 +248,9 @@ cudaError_t launch_split_or_two_launch(const Io& io, const RowShape& shape, cons
                                        void* workspace) {
   const cudaError_t e = launch_split<Op, N>(io, shape, plan, stream, workspace);
   if (e != cudaErrorCooperativeLaunchTooLarge) return e;
-  cudaGetLastError();  // the refusal is ours, answered here
+  // A refusal by the driver is ours, answered here (launch_split also returns it without launching,
+  // where a caller's pending error must stay).
+  if (cudaPeekAtLastError() == cudaErrorCooperativeLaunchTooLarge) cudaGetLastError();
   DeviceInfo dev;
   Plan fallback;
   if (cudaError_t d = current_device_info(&dev); d != cudaSuccess) return d;
