@@ -153,6 +153,9 @@ TEST(Dispatch, WarpBlocksOfSmallTensorsFillTheSms) {
   EXPECT_EQ(rowwise::warp_block_iterations(bf16, big, bytes, 132), 8);
   const int64_t mid = 132 * rowwise::kMinWarpBlocksPerSm * 3;  // three blocks' worth per kept block
   EXPECT_EQ(rowwise::warp_block_iterations(bf16, mid, bytes, 132), 3);
+  // The plan carries it: 256-row blocks of 8 KB, once each for 1 MiB, 4 times (32 KB) for 1 GiB.
+  EXPECT_EQ(choose(bf16).block_iterations, 1);
+  EXPECT_EQ(choose(staged_shape(16, 2, 8, int64_t{1} << 25)).block_iterations, 4);
 }
 
 // Warp groups of one row hold its whole packs only (the lanes take the edge): a ragged bf16 row of 129

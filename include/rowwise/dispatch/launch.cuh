@@ -77,13 +77,8 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
   } else {
     if (c.rows_per_group == 1 && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
     auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, Io>();
-    DeviceInfo dev;
-    if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
-    const int64_t rows_per_block = int64_t(plan.threads / plan.width) * c.rows_per_group;
-    const int64_t bytes_per_iteration = rows_per_block * shape.cols * shape.pack_bytes / shape.pack;
-    const int64_t work_blocks = (shape.rows + rows_per_block - 1) / rows_per_block;
-    const unsigned grid =
-        grid_for(work_blocks, warp_block_iterations(shape, work_blocks, bytes_per_iteration, dev.sm_count), plan);
+    const int64_t rows_per_block = warp_rows_per_block(plan);
+    const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block, plan.block_iterations, plan);
     return launch_kernel(kernel, grid, plan.threads, 0, stream, io, shape.rows, shape.cols, plan.width);
   }
 }
@@ -240,6 +235,16 @@ cudaError_t launch_two_launch(const Io& io, const RowShape& shape, const Plan& p
   });
 }
 
+// The plan of `strategy` for `shape` that a launcher falls back to, keeping `from`'s CTA bound;
+// cudaErrorInvalidValue where that strategy takes no such row.
+inline cudaError_t fallback_plan(Strategy strategy, const RowShape& shape, const Plan& from, Plan* to) {
+  DeviceInfo dev;
+  if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
+  if (!plan_for(strategy, shape, dev, to)) return cudaErrorInvalidValue;
+  to->max_ctas = from.max_ctas;
+  return cudaSuccess;
+}
+
 // Split's grid must be co-resident: a context holding fewer CTAs than the device's SMs suggest (an MPS
 // client's share, a green context) refuses it, and its rows go to two_launch, which needs no
 // co-residence.
@@ -251,11 +256,8 @@ cudaError_t launch_split_or_two_launch(const Io& io, const RowShape& shape, cons
   // A refusal by the driver is ours, answered here (launch_split also returns it without launching,
   // where a caller's pending error must stay).
   if (cudaPeekAtLastError() == cudaErrorCooperativeLaunchTooLarge) cudaGetLastError();
-  DeviceInfo dev;
   Plan fallback;
-  if (cudaError_t d = current_device_info(&dev); d != cudaSuccess) return d;
-  if (!plan_for(Strategy::kTwoLaunch, shape, dev, &fallback)) return e;
-  fallback.max_ctas = plan.max_ctas;
+  if (cudaError_t f = fallback_plan(Strategy::kTwoLaunch, shape, plan, &fallback); f != cudaSuccess) return f;
   return launch_two_launch<Op, N>(io, shape, fallback, stream, workspace);
 }
 
@@ -306,11 +308,8 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
     }
   }
   if (!ok) {
-    DeviceInfo dev;
-    if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
     Plan fallback;
-    if (!plan_for(Strategy::kSplit, shape, dev, &fallback)) return cudaErrorInvalidValue;
-    fallback.max_ctas = plan.max_ctas;
+    if (cudaError_t f = fallback_plan(Strategy::kSplit, shape, plan, &fallback); f != cudaSuccess) return f;
     return launch_split_or_two_launch<Op, N>(io, shape, fallback, stream, workspace);
   }
   return cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols);

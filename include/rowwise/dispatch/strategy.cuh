@@ -258,7 +258,13 @@ struct Plan {
   SplitLayout split{};      // split: slices of a row
   int64_t row_ctas = 0;     // two_launch: CTAs a row
   int64_t max_ctas = 0;     // launch: at most this many CTAs (Options::max_ctas; 0: no bound)
+  int64_t block_iterations = 0;  // warp: blocks' worth of rows each block loops over (warp_block_iterations)
 };
+
+// Rows a warp-strategy block takes at once.
+inline int64_t warp_rows_per_block(const Plan& plan) {
+  return int64_t(plan.threads / plan.width) * plan.rows_per_group;
+}
 
 // Smallest power of two >= n (n >= 1; at most 2^30).
 inline int lanes_for(int64_t n) {
@@ -385,7 +391,12 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           break;
         }
       }
-      return best_slots > 0;
+      if (best_slots == 0) return false;
+      const int64_t rows_per_block = warp_rows_per_block(*plan);
+      plan->block_iterations =
+          warp_block_iterations(shape, (shape.rows + rows_per_block - 1) / rows_per_block,
+                                rows_per_block * shape.cols * shape.pack_bytes / shape.pack, dev.sm_count);
+      return true;
     }
     case Strategy::kBlock:
       plan->edge = block_rows_take_edge(shape);
