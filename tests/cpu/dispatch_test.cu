@@ -405,13 +405,31 @@ void expect_valid_split(const RowShape& s, const rowwise::DeviceInfo& dev, const
 }
 
 TEST(Dispatch, SplitHoldsLongRowsOnChipWhenTheyFit) {
-  // 8 rows of 8 MiB fp32: 54 KB a CTA (four an SM) needs 152 slices a row; 176 let 3 rows fill the
-  // 528 resident CTAs, each slice held whole.
+  // Rows of 768 KB fp32: 55 KB a CTA (four an SM) needs 14 slices a row, 37 rows a round of the 528
+  // resident CTAs, each slice held whole.
+  const RowShape many = aligned_shape(196608, 4, 4, 342);
+  const Plan m = choose(many);
+  expect_valid_split(many, kHopper, m);
+  EXPECT_EQ(m.split.chunks, 14);
+  EXPECT_EQ(m.split.stream_packs, 0);
+  // 8 rows of 8 MiB fp32 need 149 slices a row: the resident CTAs hold 3.5 rows, so a round takes 4
+  // rows of 132 CTAs, full ones, each streaming what it does not hold (kSplitRoundUpBelowRows).
   const RowShape eight = aligned_shape(1 << 21, 4, 4, 8);
   const Plan p = choose(eight);
   expect_valid_split(eight, kHopper, p);
-  EXPECT_EQ(p.split.chunks, 176);
-  EXPECT_EQ(p.split.stream_packs, 0);
+  EXPECT_EQ(p.split.chunks, 132);
+  EXPECT_GT(p.split.stream_packs, 0);
+  // One row of 16 MiB is held whole by the GPU's 528 CTAs; two such rows take 264 CTAs each.
+  const RowShape one = aligned_shape(1 << 22, 4, 4, 1);
+  const Plan o = choose(one);
+  expect_valid_split(one, kHopper, o);
+  EXPECT_EQ(o.split.chunks, 528);
+  EXPECT_EQ(o.split.stream_packs, 0);
+  const RowShape two = aligned_shape(1 << 22, 4, 4, 2);
+  const Plan t = choose(two);
+  expect_valid_split(two, kHopper, t);
+  EXPECT_EQ(t.split.chunks, 264);
+  EXPECT_GT(t.split.stream_packs, 0);
   // One row of 32 MiB is more than the GPU holds: every resident CTA takes a slice, tails re-read.
   const RowShape huge = aligned_shape(1 << 23, 4, 4, 1);
   const Plan h = choose(huge);
