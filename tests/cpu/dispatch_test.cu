@@ -404,38 +404,26 @@ void expect_valid_split(const RowShape& s, const rowwise::DeviceInfo& dev, const
             dev.smem_per_sm);
 }
 
+// Checks dispatch's split plan for `s`: valid, `chunks` CTAs a row, streaming tails or not.
+void expect_split_chunks(const RowShape& s, int64_t chunks, bool streams) {
+  const Plan p = choose(s);
+  expect_valid_split(s, kHopper, p);
+  EXPECT_EQ(p.split.chunks, chunks);
+  EXPECT_EQ(p.split.stream_packs > 0, streams);
+}
+
 TEST(Dispatch, SplitHoldsLongRowsOnChipWhenTheyFit) {
   // Rows of 768 KB fp32: 55 KB a CTA (four an SM) needs 14 slices a row, 37 rows a round of the 528
   // resident CTAs, each slice held whole.
-  const RowShape many = aligned_shape(196608, 4, 4, 342);
-  const Plan m = choose(many);
-  expect_valid_split(many, kHopper, m);
-  EXPECT_EQ(m.split.chunks, 14);
-  EXPECT_EQ(m.split.stream_packs, 0);
+  expect_split_chunks(aligned_shape(196608, 4, 4, 342), 14, false);
   // 8 rows of 8 MiB fp32 need 149 slices a row: the resident CTAs hold 3.5 rows, so a round takes 4
   // rows of 132 CTAs, full ones, each streaming what it does not hold (kSplitRoundUpBelowRows).
-  const RowShape eight = aligned_shape(1 << 21, 4, 4, 8);
-  const Plan p = choose(eight);
-  expect_valid_split(eight, kHopper, p);
-  EXPECT_EQ(p.split.chunks, 132);
-  EXPECT_GT(p.split.stream_packs, 0);
+  expect_split_chunks(aligned_shape(1 << 21, 4, 4, 8), 132, true);
   // One row of 16 MiB is held whole by the GPU's 528 CTAs; two such rows take 264 CTAs each.
-  const RowShape one = aligned_shape(1 << 22, 4, 4, 1);
-  const Plan o = choose(one);
-  expect_valid_split(one, kHopper, o);
-  EXPECT_EQ(o.split.chunks, 528);
-  EXPECT_EQ(o.split.stream_packs, 0);
-  const RowShape two = aligned_shape(1 << 22, 4, 4, 2);
-  const Plan t = choose(two);
-  expect_valid_split(two, kHopper, t);
-  EXPECT_EQ(t.split.chunks, 264);
-  EXPECT_GT(t.split.stream_packs, 0);
+  expect_split_chunks(aligned_shape(1 << 22, 4, 4, 1), 528, false);
+  expect_split_chunks(aligned_shape(1 << 22, 4, 4, 2), 264, true);
   // One row of 32 MiB is more than the GPU holds: every resident CTA takes a slice, tails re-read.
-  const RowShape huge = aligned_shape(1 << 23, 4, 4, 1);
-  const Plan h = choose(huge);
-  expect_valid_split(huge, kHopper, h);
-  EXPECT_EQ(h.split.chunks, 528);
-  EXPECT_GT(h.split.stream_packs, 0);
+  expect_split_chunks(aligned_shape(1 << 23, 4, 4, 1), 528, true);
 }
 
 TEST(Dispatch, SplitSpreadsFewRowsOverTheGpu) {
