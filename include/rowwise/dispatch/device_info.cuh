@@ -14,6 +14,7 @@ struct DeviceInfo {
   int max_smem_optin = 0;     // bytes of shared memory one block may opt in to
   int smem_per_sm = 0;        // bytes of shared memory of one SM, shared by its resident blocks
   int cc_major = 0;
+  bool memory_pools = false;  // stream-ordered allocation (cudaMallocAsync) works
 };
 
 namespace detail {
@@ -89,7 +90,10 @@ inline cudaError_t current_device_info(DeviceInfo* info) {
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.max_smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, device);
+  int pools = 0;
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device);
   if (e != cudaSuccess) return e;
+  d.memory_pools = pools != 0;
   d.sm_count = detail::context_sm_count(detail::current_context(), d.sm_count);
   if (context != 0) cache.emplace(context, d);
   *info = d;

@@ -127,20 +127,17 @@ inline size_t split_workspace_bytes(int64_t rows, int64_t chunks, size_t state_b
 
 // Runs launch(workspace, own) on the caller's workspace, or (own) on `bytes` taken from the stream's
 // memory pool and given back after it; the launch's error comes before the free's. A device without
-// stream-ordered pools (cudaDevAttrMemoryPoolsSupported 0: some virtualized GPUs and drivers), where
+// stream-ordered pools (DeviceInfo::memory_pools false: some virtualized GPUs and drivers), where
 // cudaMallocAsync fails, takes cudaMalloc, whose cudaFree waits for the device to finish.
 template <class Launch>
-cudaError_t with_workspace(void* workspace, size_t bytes, cudaStream_t stream, Launch&& launch) {
+cudaError_t with_workspace(void* workspace, size_t bytes, const DeviceInfo& dev, cudaStream_t stream,
+                           Launch&& launch) {
   if (workspace != nullptr) return launch(workspace, false);
-  int device = 0;
-  int pools = 0;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device); e != cudaSuccess) return e;
-  if (cudaError_t e = pools != 0 ? cudaMallocAsync(&workspace, bytes, stream) : cudaMalloc(&workspace, bytes);
+  if (cudaError_t e = dev.memory_pools ? cudaMallocAsync(&workspace, bytes, stream) : cudaMalloc(&workspace, bytes);
       e != cudaSuccess)
     return e;
   const cudaError_t e = launch(workspace, true);
-  const cudaError_t freed = pools != 0 ? cudaFreeAsync(workspace, stream) : cudaFree(workspace);
+  const cudaError_t freed = dev.memory_pools ? cudaFreeAsync(workspace, stream) : cudaFree(workspace);
   return e != cudaSuccess ? e : freed;
 }
 
@@ -185,7 +182,7 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
   const int64_t items = shape.rows * layout.chunks;
 
   const size_t bytes = split_workspace_bytes(shape.rows, layout.chunks, sizeof(State));
-  const cudaError_t e = with_workspace(workspace, bytes, stream, [&](void* w, bool own) {
+  const cudaError_t e = with_workspace(workspace, bytes, dev, stream, [&](void* w, bool own) {
     auto* counters = static_cast<unsigned*>(w);
     auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(w) + split_counter_bytes(shape.rows));
     const SplitWorkspace<State> ws{states, counters, own ? nullptr : counters + shape.rows};
@@ -218,7 +215,7 @@ cudaError_t launch_two_launch(const Io& io, const RowShape& shape, const Plan& p
   DeviceInfo dev;
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
   const size_t bytes = split_workspace_bytes(shape.rows, plan.row_ctas, sizeof(State));
-  return with_workspace(workspace, bytes, stream, [&](void* w, bool) {
+  return with_workspace(workspace, bytes, dev, stream, [&](void* w, bool) {
     auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(w) + split_counter_bytes(shape.rows));
     const unsigned grid =
         static_cast<unsigned>(std::min<int64_t>({shape.rows * plan.row_ctas, split_resident_ctas(dev), cta_cap(plan)}));
