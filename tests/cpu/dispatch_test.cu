@@ -158,21 +158,32 @@ TEST(Dispatch, WarpBlocksOfSmallTensorsFillTheSms) {
   EXPECT_EQ(choose(staged_shape(16, 2, 8, int64_t{1} << 25)).block_iterations, 4);
 }
 
-// Warp groups of one row hold its whole packs only (the lanes take the edge): a ragged bf16 row of 129
-// columns (up to 17 packs, 16 whole) fills 8 lanes of 2; 2 packs a lane take 2 rows a group only for
-// rows of whole packs.
+// Warp groups that take the row's edge hold its whole packs only: a ragged bf16 row of 129 columns (up
+// to 17 packs, 16 whole) fills 8 lanes of 2. Rows of kMinTwoEdgeRowBytes or more go two a group (73
+// columns, 146 bytes: one); 2 packs a lane take 2 rows a group without the edge for rows of whole packs.
 TEST(Dispatch, WarpRowsWithPartialPacksHoldWholePacks) {
   for (int64_t cols : {73, 129}) {
     const Plan p = choose(ragged_shape(cols, 2, 8));
     EXPECT_EQ(p.strategy, Strategy::kWarp);
     EXPECT_EQ(p.width, 8);
     EXPECT_EQ(p.packs_per_lane, 2);
-    EXPECT_EQ(p.rows_per_group, 1);
+    EXPECT_EQ(p.rows_per_group, cols * 2 >= rowwise::kMinTwoEdgeRowBytes ? 2 : 1) << cols;
+    EXPECT_TRUE(p.edge);
   }
-  EXPECT_EQ(choose(aligned_shape(128, 2, 8)).rows_per_group, 2);
+  const Plan aligned_128 = choose(aligned_shape(128, 2, 8));
+  EXPECT_EQ(aligned_128.rows_per_group, 2);
+  EXPECT_FALSE(aligned_128.edge);
+  const Plan bf16_197 = choose(ragged_shape(197, 2, 8));  // 24 whole packs: 8 lanes of 3, two rows
+  EXPECT_EQ(bf16_197.packs_per_lane, 3);
+  EXPECT_EQ(bf16_197.rows_per_group, 2);
   const Plan bf16_513 = choose(ragged_shape(513, 2, 8));  // 64 whole packs: 8 lanes of 8
   EXPECT_EQ(bf16_513.width, 8);
   EXPECT_EQ(bf16_513.packs_per_lane, 8);
+  EXPECT_EQ(bf16_513.rows_per_group, 1);
+  RowShape grad_255 = ragged_shape(255, 2, 8);  // two operands: 4 packs a lane leave no room for a second row
+  grad_255.value_bytes = 4;
+  grad_255.inputs = 2;
+  EXPECT_EQ(choose(grad_255).rows_per_group, 1);
 }
 
 // Every element size and operand count finds a strategy at every length class.
@@ -204,15 +215,15 @@ TEST(Dispatch, WarpRowsFillTheirLanes) {
   EXPECT_EQ(bf16_136.packs_per_lane, 3);
 }
 
-// Groups of one row take the row's partial first and last packs one element a lane: kEdgeSlots
-// per lane cover them only over kMinEdgeThreads lanes or more.
-TEST(Dispatch, OneRowGroupsHaveLanesForTheRowEdge) {
+// Groups that take the row's partial first and last packs do so one element a lane: kEdgeSlots per
+// lane cover them only over kMinEdgeThreads lanes or more.
+TEST(Dispatch, EdgeTakingGroupsHaveLanesForTheRowEdge) {
   for (int elem_bytes : {2, 4, 8}) {
     for (int pack = 1; pack * elem_bytes <= 16; pack *= 2) {
       for (int64_t cols = 1; cols <= 4096; ++cols) {
         Plan p;
         if (!rowwise::choose_plan(aligned_shape(cols, elem_bytes, pack), kHopper, Strategy::kWarp, &p)) continue;
-        if (p.rows_per_group == 1) {
+        if (p.edge) {
           EXPECT_GE(p.width, rowwise::kMinEdgeThreads) << elem_bytes << "-byte x " << pack << ", cols " << cols;
         }
       }

@@ -52,24 +52,31 @@ struct RowShape {
 // 128-col rows against 55 % with one pack per lane (docs/perf.md#dispatch). 64 rather than 128 bytes:
 // rows of 5-7 packs took 8 lanes of one pack, 3-1 of them idle; 4 lanes of 2 packs: H200 bf16 softmax
 // 40 / 48 / 56 columns 57 / 67 / 77 -> 71 / 83 / 87 %, fp32 24 81 -> 97 % ("Warp groups of 64 bytes").
-// Groups of one row at a time (R = 1) give the row's partial first and last packs to their lanes, one
-// element each, and hold its whole packs only; groups of several rows move partial packs in the
-// lane that holds them, element by element.
+// Groups whose lanes take the edge (edge_lanes) give the row's partial first and last packs to their
+// lanes, one element each, and hold its whole packs only; other groups of several rows move partial
+// packs in the lane that holds them, element by element.
 enum class PackEnds { kAny, kWhole, kPartial };  // the rows a configuration takes (RowShape::partial_packs)
 struct WarpConfig {
   int packs_per_lane;
   int rows_per_group;
   PackEnds ends;
+  bool edge_lanes;
 };
 // Every K up to 8, so that a row fills its lanes: with K in {1, 2, 4, 8} a row of 129-192 packs took
 // 256 slots and ran at the share it filled (fp32 553 columns 81 %, bf16 1500 columns 74 %). At 2 packs
-// a lane, rows of whole packs go two a group and rows with partial packs one a group with their edge:
+// a lane, rows of whole packs go two a group and rows with partial packs with their edge:
 // ragged bf16 softmax of 65-121 columns (two a group, partial packs in the lane) 33-55 -> 47-72 %,
-// 129 / 135 (8 lanes of 3 packs, a third empty) 64 / 66 -> 75 / 80 %.
+// 129 / 135 (8 lanes of 3 packs, a third empty) 64 / 66 -> 75 / 80 %. Rows with partial packs of
+// kMinTwoEdgeRowBytes or more and 2-4 packs a lane go two a group with their edges: one a group kept
+// half the bytes a warp in flight, latency-bound (H100, ragged 16-bit rows of 129-255 columns: softmax
+// 90-94 -> 93-97 %, log_softmax 89-94 -> 96-97, int8 outputs +4-7). Shorter rows lost so (bf16 65
+// columns: softmax 77 -> 72 %, softmax_backward 97 -> 86; docs/perf.md "Two ragged rows a warp group").
 inline constexpr WarpConfig kWarpConfigs[] = {
-    {1, 4, PackEnds::kAny}, {2, 2, PackEnds::kWhole}, {2, 1, PackEnds::kPartial},
-    {3, 1, PackEnds::kAny}, {4, 1, PackEnds::kAny},   {5, 1, PackEnds::kAny},
-    {6, 1, PackEnds::kAny}, {7, 1, PackEnds::kAny},   {8, 1, PackEnds::kAny}};
+    {1, 4, PackEnds::kAny, false},    {2, 2, PackEnds::kWhole, false},  {2, 2, PackEnds::kPartial, true},
+    {2, 1, PackEnds::kPartial, true}, {3, 2, PackEnds::kPartial, true}, {3, 1, PackEnds::kAny, true},
+    {4, 2, PackEnds::kPartial, true}, {4, 1, PackEnds::kAny, true},     {5, 1, PackEnds::kAny, true},
+    {6, 1, PackEnds::kAny, true},     {7, 1, PackEnds::kAny, true},     {8, 1, PackEnds::kAny, true}};
+inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
 inline constexpr int kMinGroupBytes = 64;
 
 // Input bytes one warp-strategy block moves, looping over its rows: blocks of tiny rows carry little
@@ -250,7 +257,7 @@ struct Plan {
   int packs_per_lane = 0;   // warp: K
   int rows_per_group = 0;   // warp: R
   int packs_per_thread = 0; // block, cluster: K
-  bool edge = false;        // block: the first threads take the row's edge, the block whole packs only
+  bool edge = false;        // warp, block: lanes / the first threads take the row's edge, all whole packs only
   bool fills_sm = false;    // block_smem: one block an SM (its copies in groups; a longer row streamed)
   int cluster_size = 0;     // cluster: CTAs per row
   int rows_per_tile = 0;    // tile: rows a block stages at once
@@ -381,24 +388,26 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
   switch (s) {
     case Strategy::kWarp: {
       // The group width and K whose slots (width * K) the row fills best; the narrowest among equals.
-      const int max_k = kStoredBytesPerThread / (shape.pack * shape.value_bytes);
+      const int max_k = kStoredBytesPerThread / (shape.pack * shape.value_bytes);  // 4 or more
       const int64_t min_width = std::min<int64_t>({shape.max_packs, kMinGroupBytes / shape.pack_bytes, 32});
-      // Groups of one row at a time hold whole packs only (their lanes take the edge: warp_rows.cuh).
+      // Groups whose lanes take the edge hold whole packs only (warp_rows.cuh).
       const int64_t whole_packs = std::max<int64_t>(1, shape.cols / shape.pack);
       int64_t best_slots = 0;
       for (int width = lanes_for(std::max<int64_t>(min_width, 1)); width <= 32; width *= 2) {
         for (const WarpConfig& c : kWarpConfigs) {
           const int64_t slots = int64_t(c.packs_per_lane) * width;
-          const int64_t held = c.rows_per_group == 1 ? whole_packs : shape.max_packs;
-          if (c.packs_per_lane > std::max(max_k, 1) || slots < held) continue;
+          const int64_t held = c.edge_lanes ? whole_packs : shape.max_packs;
+          if (c.packs_per_lane * c.rows_per_group > max_k || slots < held) continue;  // R*K packs a lane
           const bool partial = shape.partial_packs();
           if ((c.ends == PackEnds::kWhole && partial) || (c.ends == PackEnds::kPartial && !partial)) continue;
-          if (c.rows_per_group == 1 && width < kMinEdgeThreads) continue;  // the edge's slots
+          if (c.edge_lanes && width < kMinEdgeThreads) continue;  // the edge's slots
+          if (c.edge_lanes && c.rows_per_group > 1 && shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes) continue;
           if (best_slots == 0 || slots < best_slots) {
             best_slots = slots;
             plan->width = width;
             plan->packs_per_lane = c.packs_per_lane;
             plan->rows_per_group = c.rows_per_group;
+            plan->edge = c.edge_lanes;
             plan->threads = kWarpBlockThreads;
           }
           break;

@@ -1,6 +1,7 @@
 // Strategy `warp`: a row lives in the registers of a group of `width` lanes (a power of two, 1..32),
 // each lane holding K packs; a warp owns 32/width groups and each group R rows at a time, so tiny rows
-// still put R*K packs per lane in flight. Rows of up to 32*K packs.
+// still put R*K packs per lane in flight. Rows of up to 32*K packs. With EdgeLanes, the lanes hold a
+// row's whole packs and take its partial first and last packs apart (below).
 #pragma once
 #include "../primitives/warp_reduce.cuh"
 #include "row_common.cuh"
@@ -9,7 +10,7 @@ namespace rowwise {
 
 inline constexpr int kWarpBlockThreads = 128;
 
-template <class Op, int N, int K, int R, class Io>
+template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
 __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t cols, int width) {
   using RowIo = typename Io::Row;
   const int lane = threadIdx.x % kWarpSize;
@@ -20,11 +21,10 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   const int64_t warps = static_cast<int64_t>(gridDim.x) * blockDim.x / kWarpSize;
   // The loop is uniform over the warp (shuffles need every lane); rows past the end only pad.
   // Within one load instruction the groups read consecutive rows, so the warp reads one span.
-  // Groups of one row at a time (R = 1) take their rows' edges; the planner gives them 8 lanes or more
-  // (kMinEdgeThreads), which launch_warp checks. Such groups hold the row's whole packs only (at most
-  // cols / N, where a ragged row spans up to two more), lane l from the first whole pack on: packs
-  // [first, end) of a row of the given phase.
-  constexpr bool lanes_take_edge = R == 1;
+  // EdgeLanes groups take their rows' edges; the planner gives them 8 lanes or more (kMinEdgeThreads),
+  // which launch_warp checks. Such groups hold the row's whole packs only (at most cols / N, where a
+  // ragged row spans up to two more), lane l from the first whole pack on: packs [first, end) of a row
+  // of the given phase.
   // Lanes holding half their budget of row or less (kernels/row_common.cuh): 16-bit rows of up to a
   // few hundred columns, whose time follows their instructions (docs/perf.md), the row's fixed work
   // (addresses, edge, reduction) a large share of them.
@@ -34,9 +34,9 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // reduction. Lanes of several rows took 7-13 more registers so (fp16 rows of 16-64 columns -1.5 %).
   constexpr bool kKeepTerms = kFewPacks && R == 1 && kOpKeepsTerms<Op>;
   const int row_cols = static_cast<int>(cols);  // a warp row holds at most 32 * 8 packs: 32-bit indices
-  const auto first = [&](int phase) { return group_lane + (lanes_take_edge && phase != 0 ? 1 : 0); };
+  const auto first = [&](int phase) { return group_lane + (EdgeLanes && phase != 0 ? 1 : 0); };
   const auto end = [&](int phase) {
-    return lanes_take_edge ? (row_cols + phase) / N : packs_in_row(row_cols, phase, N);
+    return EdgeLanes ? (row_cols + phase) / N : packs_in_row(row_cols, phase, N);
   };
   for (int64_t base = warp * groups * R; base < rows; base += warps * groups * R) {
     PackedOf<RowIo, N> v[R][K];
@@ -58,7 +58,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const int64_t row = base + r * groups + group;
       phase[r] = row_io(r).template phase<N>();
       const int row_end = row < rows ? end(phase[r]) : 0;
-      if constexpr (lanes_take_edge) {
+      if constexpr (EdgeLanes) {
         load_strided_packs<Op, N, K, true>(row_io(r), v[r], first(phase[r]), width, row_end, phase[r], row_cols);
         edge[r] = row < rows ? row_edge<N>(row_cols, phase[r]) : RowEdge{};
         load_edge<Op, N>(row_io(r), edge_values[r], edge[r], group_lane, width, row_cols);
@@ -77,7 +77,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       } else {
         state[r] = reduce_packs<Op, N, K, RowIo>(v[r]);
       }
-      if constexpr (lanes_take_edge) state[r] = Op::combine(state[r], Op::template reduce<kEdgeSlots<N>>(edge_values[r]));
+      if constexpr (EdgeLanes) state[r] = Op::combine(state[r], Op::template reduce<kEdgeSlots<N>>(edge_values[r]));
     }
     // Unrolled in lanes of few packs; in fuller lanes ptxas then kept the row unpacked (warp_reduce.cuh).
 #pragma unroll
@@ -88,14 +88,14 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
       if constexpr (kKeepTerms) {
-        map_and_store_strided_terms<Op, N, K, lanes_take_edge>(row_io(r), terms[r], Op::kept_scale(packs_state[r], fin),
+        map_and_store_strided_terms<Op, N, K, EdgeLanes>(row_io(r), terms[r], Op::kept_scale(packs_state[r], fin),
                                                                first(phase[r]), width, end(phase[r]), phase[r],
                                                                row_cols);
       } else {
-        map_and_store_strided_packs<Op, N, K, false, lanes_take_edge>(row_io(r), v[r], fin, first(phase[r]), width,
+        map_and_store_strided_packs<Op, N, K, false, EdgeLanes>(row_io(r), v[r], fin, first(phase[r]), width,
                                                                       end(phase[r]), phase[r], row_cols);
       }
-      if constexpr (lanes_take_edge) {
+      if constexpr (EdgeLanes) {
         map_and_store_edge<Op, N>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
       }
       if (group_lane == 0) Op::emit(io, row, fin);
@@ -111,22 +111,22 @@ template <int N, int K, int R, class Io>
 inline constexpr bool kBoundedWarpLanes = R * K * kPackStoredBytes<N, Io> > kStoredBytesPerThread / 2 &&
                                           kPackStoredBytes<N, Io> == 4 * N * Io::kInputs;
 
-template <class Op, int N, int K, int R, class Io>
+template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
 __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
-  warp_rows<Op, N, K, R>(io, rows, cols, width);
+  warp_rows<Op, N, K, R, EdgeLanes>(io, rows, cols, width);
 }
-template <class Op, int N, int K, int R, class Io>
+template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
 __global__ void __launch_bounds__(kWarpBlockThreads,
                                   min_blocks_per_sm<Op>(kWarpBlockThreads, R * K * kPackStoredBytes<N, Io>, 80))
     warp_rows_bounded_kernel(Io io, int64_t rows, int64_t cols, int width) {
-  warp_rows<Op, N, K, R>(io, rows, cols, width);
+  warp_rows<Op, N, K, R, EdgeLanes>(io, rows, cols, width);
 }
 
-template <class Op, int N, int K, int R, class Io> constexpr auto warp_rows_kernel_for() {
+template <class Op, int N, int K, int R, bool EdgeLanes, class Io> constexpr auto warp_rows_kernel_for() {
   if constexpr (kBoundedWarpLanes<N, K, R, Io>) {
-    return warp_rows_bounded_kernel<Op, N, K, R, Io>;
+    return warp_rows_bounded_kernel<Op, N, K, R, EdgeLanes, Io>;
   } else {
-    return warp_rows_kernel<Op, N, K, R, Io>;
+    return warp_rows_kernel<Op, N, K, R, EdgeLanes, Io>;
   }
 }
 
