@@ -91,11 +91,11 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const auto fin = Op::finalize(state[r]);
       if constexpr (kKeepTerms) {
         map_and_store_strided_terms<Op, N, K, EdgeLanes>(row_io(r), terms[r], Op::kept_scale(packs_state[r], fin),
-                                                               first(phase[r]), width, end(phase[r]), phase[r],
-                                                               row_cols);
+                                                         first(phase[r]), width, end(phase[r]), phase[r],
+                                                         row_cols);
       } else {
         map_and_store_strided_packs<Op, N, K, false, EdgeLanes>(row_io(r), v[r], fin, first(phase[r]), width,
-                                                                      end(phase[r]), phase[r], row_cols);
+                                                                end(phase[r]), phase[r], row_cols);
       }
       if constexpr (EdgeLanes) {
         map_and_store_edge<Op, N>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
