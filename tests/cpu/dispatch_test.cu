@@ -1,5 +1,8 @@
 // Strategy choice and launch configuration for representative shapes, on an H200-like device.
 #include <gtest/gtest.h>
+
+#include <string>
+
 #include <rowwise/dispatch/strategy.cuh>
 #include <rowwise/kernels/row_common.cuh>
 #include <rowwise/primitives/pack.cuh>
@@ -215,20 +218,57 @@ TEST(Dispatch, WarpRowsFillTheirLanes) {
   EXPECT_EQ(bf16_136.packs_per_lane, 3);
 }
 
-// Groups that take the row's partial first and last packs do so one element a lane: kEdgeSlots per
-// lane cover them only over kMinEdgeThreads lanes or more.
-TEST(Dispatch, EdgeTakingGroupsHaveLanesForTheRowEdge) {
-  for (int elem_bytes : {2, 4, 8}) {
+// Every warp plan is one of kWarpConfigs (launch_warp matches K, R and the edge; no match is no kernel),
+// over element sizes, operand counts and rows with and without partial packs. Groups that take the
+// row's partial first and last packs do so one element a lane: kEdgeSlots per lane cover them only over
+// kMinEdgeThreads lanes or more; their lanes hold the row's whole packs; two such rows a lane fit
+// kStoredBytesPerThread.
+TEST(Dispatch, WarpPlansAreLaunchedConfigs) {
+  for (int elem_bytes : {1, 2, 4, 8}) {
     for (int pack = 1; pack * elem_bytes <= 16; pack *= 2) {
-      for (int64_t cols = 1; cols <= 4096; ++cols) {
-        Plan p;
-        if (!rowwise::choose_plan(aligned_shape(cols, elem_bytes, pack), kHopper, Strategy::kWarp, &p)) continue;
-        if (p.edge) {
-          EXPECT_GE(p.width, rowwise::kMinEdgeThreads) << elem_bytes << "-byte x " << pack << ", cols " << cols;
+      for (int inputs : {1, 2}) {
+        for (int64_t cols = 1; cols <= 2048; ++cols) {
+          for (bool ragged : {false, true}) {
+            RowShape s = ragged ? ragged_shape(cols, elem_bytes, pack) : aligned_shape(cols, elem_bytes, pack);
+            s.value_bytes = elem_bytes * inputs;
+            s.inputs = inputs;
+            Plan p;
+            if (!rowwise::choose_plan(s, kHopper, Strategy::kWarp, &p)) continue;
+            const std::string where = std::to_string(elem_bytes) + "-byte x " + std::to_string(pack) + ", " +
+                                      std::to_string(inputs) + " inputs, cols " + std::to_string(cols) +
+                                      (ragged ? " ragged" : "");
+            int matches = 0;
+            for (const rowwise::WarpConfig& c : rowwise::kWarpConfigs) {
+              matches += c.packs_per_lane == p.packs_per_lane && c.rows_per_group == p.rows_per_group &&
+                         c.edge_lanes == p.edge;
+            }
+            EXPECT_EQ(matches, 1) << where;
+            if (!p.edge) continue;
+            EXPECT_GE(p.width, rowwise::kMinEdgeThreads) << where;
+            EXPECT_GE(int64_t(p.width) * p.packs_per_lane, cols / pack) << where;
+            EXPECT_LE(p.rows_per_group * p.packs_per_lane * pack * s.value_bytes, rowwise::kStoredBytesPerThread)
+                << where;
+          }
         }
       }
     }
   }
+}
+
+// Rows of wide on-chip values (functor rows of 8 doubles a pack: 64 bytes, two packs a lane) keep warp
+// groups of several rows of whole packs; two edge-taking rows a lane would pass kStoredBytesPerThread.
+TEST(Dispatch, WarpRowsOfWideValues) {
+  RowShape doubles = aligned_shape(64, 2, 8);
+  doubles.value_bytes = 8;
+  const Plan p = choose(doubles);
+  EXPECT_EQ(p.strategy, Strategy::kWarp);
+  EXPECT_EQ(p.rows_per_group, 2);
+  EXPECT_FALSE(p.edge);
+  RowShape ragged_doubles = ragged_shape(257, 2, 8);
+  ragged_doubles.value_bytes = 8;
+  const Plan q = choose(ragged_doubles, Strategy::kWarp);
+  EXPECT_TRUE(q.edge);
+  EXPECT_EQ(q.rows_per_group, 1);
 }
 
 TEST(Dispatch, BlockRowsUpTo16KFloats) {

@@ -67,10 +67,11 @@ struct WarpConfig {
 // a lane, rows of whole packs go two a group and rows with partial packs with their edge:
 // ragged bf16 softmax of 65-121 columns (two a group, partial packs in the lane) 33-55 -> 47-72 %,
 // 129 / 135 (8 lanes of 3 packs, a third empty) 64 / 66 -> 75 / 80 %. Rows with partial packs of
-// kMinTwoEdgeRowBytes or more and 2-4 packs a lane go two a group with their edges: one a group kept
+// kMinTwoEdgeRowBytes or more and 2-4 packs a lane go two a group with their edges, where both rows fit
+// kStoredBytesPerThread (16-bit and fp32 gradients: at 2 packs a lane only): one a group kept
 // half the bytes a warp in flight, latency-bound (H100, ragged 16-bit rows of 129-255 columns: softmax
 // 90-94 -> 93-97 %, log_softmax 89-94 -> 96-97, int8 outputs +4-7). Shorter rows lost so (bf16 65
-// columns: softmax 77 -> 72 %, softmax_backward 97 -> 86; docs/perf.md "Two ragged rows a warp group").
+// columns: softmax 77 -> 72 %, softmax_backward 97 -> 86; docs/perf.md "two ragged rows a warp group").
 inline constexpr WarpConfig kWarpConfigs[] = {
     {1, 4, PackEnds::kAny, false},    {2, 2, PackEnds::kWhole, false},  {2, 2, PackEnds::kPartial, true},
     {2, 1, PackEnds::kPartial, true}, {3, 2, PackEnds::kPartial, true}, {3, 1, PackEnds::kAny, true},
@@ -388,7 +389,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
   switch (s) {
     case Strategy::kWarp: {
       // The group width and K whose slots (width * K) the row fills best; the narrowest among equals.
-      const int max_k = kStoredBytesPerThread / (shape.pack * shape.value_bytes);  // 4 or more
+      const int max_k = kStoredBytesPerThread / (shape.pack * shape.value_bytes);
       const int64_t min_width = std::min<int64_t>({shape.max_packs, kMinGroupBytes / shape.pack_bytes, 32});
       // Groups whose lanes take the edge hold whole packs only (warp_rows.cuh).
       const int64_t whole_packs = std::max<int64_t>(1, shape.cols / shape.pack);
@@ -397,7 +398,10 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
         for (const WarpConfig& c : kWarpConfigs) {
           const int64_t slots = int64_t(c.packs_per_lane) * width;
           const int64_t held = c.edge_lanes ? whole_packs : shape.max_packs;
-          if (c.packs_per_lane * c.rows_per_group > max_k || slots < held) continue;  // R*K packs a lane
+          // Lanes of two edge-taking rows hold their R * K packs within kStoredBytesPerThread (16-bit
+          // gradients keep one row); the others' K within it, as measured before them.
+          const int lane_packs = c.packs_per_lane * (c.edge_lanes ? c.rows_per_group : 1);
+          if (lane_packs > std::max(max_k, 1) || slots < held) continue;
           const bool partial = shape.partial_packs();
           if ((c.ends == PackEnds::kWhole && partial) || (c.ends == PackEnds::kPartial && !partial)) continue;
           if (c.edge_lanes && width < kMinEdgeThreads) continue;  // the edge's slots

@@ -107,8 +107,10 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
 
 // Lanes holding a full kStoredBytesPerThread of 4-byte values (fp32 rows of 8 packs, fp32 gradients)
 // took 92-123 registers unbounded, so they get a kernel bounded to 80 (at 64 they spilled 60-90
-// bytes). All other lanes took 30-80 unbounded, and bounding them made ptxas grow them to the bound
-// (bf16 lanes of 4 packs: 56 -> 64 registers, 16-column bf16 rows 93 -> 85 % of copy).
+// bytes). All other lanes took 30-80 unbounded (lanes of two edge-taking rows of 4 16-bit packs: 96,
+// faster than one row in 64: docs/perf.md "two ragged rows a warp group"), and bounding them made
+// ptxas grow them to the bound (bf16 lanes of 4 packs: 56 -> 64 registers, 16-column bf16 rows 93 -> 85
+// % of copy).
 template <int N, int K, int R, class Io>
 inline constexpr bool kBoundedWarpLanes = R * K * kPackStoredBytes<N, Io> > kStoredBytesPerThread / 2 &&
                                           kPackStoredBytes<N, Io> == 4 * N * Io::kInputs;
