@@ -29,33 +29,46 @@ template <class Call> int on_device(int device, Call call) {
   return code;
 }
 
+// Python's dtype code as the C ABI's enum, or false: an int outside the enum's range is no dtype, and
+// converting it to the enum would be undefined behaviour in C++.
+bool to_dtype(int code, rowwise_dtype* dtype) {
+  if (code < ROWWISE_F32 || code > ROWWISE_FP8_E4M3) return false;
+  *dtype = rowwise_dtype(code);
+  return true;
+}
+
 using ForwardFn = int (*)(rowwise_dtype, const void*, void*, int64_t, int64_t, int64_t, int64_t, void*);
 using BackwardFn = int (*)(rowwise_dtype, const void*, const void*, void*, int64_t, int64_t, int64_t, int64_t,
                            int64_t, void*);
 
 template <ForwardFn Fn>
-int forward(int dtype, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, int64_t x_row_stride,
+int forward(int dtype_code, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, int64_t x_row_stride,
             int64_t y_row_stride, uintptr_t stream, int device) {
+  rowwise_dtype dtype;
+  if (!to_dtype(dtype_code, &dtype)) return ROWWISE_ERROR_DTYPE;
   return on_device(device, [&] {
-    return Fn(rowwise_dtype(dtype), ptr(x), ptr(y), rows, cols, x_row_stride, y_row_stride, ptr(stream));
+    return Fn(dtype, ptr(x), ptr(y), rows, cols, x_row_stride, y_row_stride, ptr(stream));
   });
 }
 
 template <BackwardFn Fn>
-int backward(int dtype, uintptr_t y, uintptr_t dy, uintptr_t dx, int64_t rows, int64_t cols, int64_t y_row_stride,
-             int64_t dy_row_stride, int64_t dx_row_stride, uintptr_t stream, int device) {
+int backward(int dtype_code, uintptr_t y, uintptr_t dy, uintptr_t dx, int64_t rows, int64_t cols,
+             int64_t y_row_stride, int64_t dy_row_stride, int64_t dx_row_stride, uintptr_t stream, int device) {
+  rowwise_dtype dtype;
+  if (!to_dtype(dtype_code, &dtype)) return ROWWISE_ERROR_DTYPE;
   return on_device(device, [&] {
-    return Fn(rowwise_dtype(dtype), ptr(y), ptr(dy), ptr(dx), rows, cols, y_row_stride, dy_row_stride,
-              dx_row_stride, ptr(stream));
+    return Fn(dtype, ptr(y), ptr(dy), ptr(dx), rows, cols, y_row_stride, dy_row_stride, dx_row_stride,
+              ptr(stream));
   });
 }
 
-int absmax_scale(int x_dtype, int y_dtype, uintptr_t x, uintptr_t y, uintptr_t row_scale, int64_t rows,
+int absmax_scale(int x_code, int y_code, uintptr_t x, uintptr_t y, uintptr_t row_scale, int64_t rows,
                  int64_t cols, int64_t x_row_stride, int64_t y_row_stride, uintptr_t stream, int device) {
+  rowwise_dtype x_dtype, y_dtype;
+  if (!to_dtype(x_code, &x_dtype) || !to_dtype(y_code, &y_dtype)) return ROWWISE_ERROR_DTYPE;
   return on_device(device, [&] {
-    return rowwise_absmax_scale(rowwise_dtype(x_dtype), rowwise_dtype(y_dtype), ptr(x), ptr(y),
-                                static_cast<float*>(ptr(row_scale)), rows, cols, x_row_stride, y_row_stride,
-                                ptr(stream));
+    return rowwise_absmax_scale(x_dtype, y_dtype, ptr(x), ptr(y), static_cast<float*>(ptr(row_scale)), rows, cols,
+                                x_row_stride, y_row_stride, ptr(stream));
   });
 }
 

@@ -9,8 +9,10 @@ const char* rowwise_error_string(int code) {
     case ROWWISE_OK: return "no error";
     case ROWWISE_ERROR_DTYPE: return "unsupported dtype (or input/output dtype combination)";
     case cudaErrorInvalidValue:
-      return "invalid argument: rows < 0, cols < 1, a row stride < cols, a null or misaligned pointer, or an "
-             "output overlapping an input other than exactly (in place: same pointer, stride and dtype)";
+      return "invalid argument: rows < 0, cols < 1, a row stride < cols, rows spanning more than 64-bit "
+             "offsets, a null or misaligned pointer, an output overlapping an input other than exactly (in "
+             "place: same pointer, stride and dtype), or row_scale overlapping x or y (or a CUDA call's "
+             "invalid value)";
     default: return cudaGetErrorString((cudaError_t)code);
   }
 }

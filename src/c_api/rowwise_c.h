@@ -3,7 +3,8 @@
  * Every function works on device pointers of the current CUDA device and enqueues its work on `stream`
  * (a cudaStream_t; NULL is the legacy default stream). Matrices are `rows` rows of `cols` elements; row
  * r starts `r * row_stride` elements after the base pointer (row_stride >= cols). Functions return
- * ROWWISE_OK (0) or an error code; rowwise_error_string() describes it. rows == 0 does nothing. A whole
+ * ROWWISE_OK (0) or an error code; rowwise_error_string() describes it. rows == 0 launches nothing
+ * (the other arguments are still checked: dtype, cols, strides, row_scale's alignment). A whole
  * tensor of n elements as one row (C++'s tensor_softmax) is rows = 1, cols = n: the same kernels, with
  * their workspace taken from the stream's memory pool. */
 #ifndef ROWWISE_C_H
@@ -58,7 +59,7 @@ ROWWISE_C_API int rowwise_log_softmax_backward(rowwise_dtype dtype, const void* 
 /* Row abs-max scaling of x (F32, F64, F16, BF16) into y. y_dtype == x_dtype: y = x / max|x| and
  * row_scale[r] = max|x|. y_dtype ROWWISE_I8 or ROWWISE_FP8_E4M3: y = round(x * qmax / max|x|) saturated
  * (qmax 127 or 448) and row_scale[r] = max|x| / qmax, so x ~ y * row_scale[r]. row_scale (float, one per
- * row, float-aligned) may be NULL. In place only where y_dtype == x_dtype. */
+ * row, float-aligned, overlapping neither x nor y) may be NULL. In place only where y_dtype == x_dtype. */
 ROWWISE_C_API int rowwise_absmax_scale(rowwise_dtype x_dtype, rowwise_dtype y_dtype, const void* x, void* y,
                                        float* row_scale, int64_t rows, int64_t cols, int64_t x_row_stride,
                                        int64_t y_row_stride, void* stream);

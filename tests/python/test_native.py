@@ -30,6 +30,9 @@ def test_error_strings():
 
 def test_unknown_dtype_code():
     assert _C.softmax(99, 0, 0, 1, 1, 1, 1, 0, CURRENT_DEVICE) == ERROR_DTYPE
+    assert _C.softmax_backward(-5, 0, 0, 0, 1, 1, 1, 1, 1, 0, CURRENT_DEVICE) == ERROR_DTYPE
+    assert _C.absmax_scale(F32, 6, 0, 0, 0, 1, 1, 1, 1, 0, CURRENT_DEVICE) == ERROR_DTYPE
+    assert _C.absmax_scale(-1, F32, 0, 0, 0, 1, 1, 1, 1, 0, CURRENT_DEVICE) == ERROR_DTYPE
     int8 = _native.DTYPE_CODES["int8"]  # an output-only type
     assert _C.log_softmax_backward(int8, 0, 0, 0, 1, 1, 1, 1, 1, 0, CURRENT_DEVICE) == ERROR_DTYPE
 
