@@ -12,9 +12,16 @@ DTYPE_CODES = dict(_C.DTYPES)
 
 
 def check(op: str, code: int) -> None:
-    """Raises for a nonzero C ABI result of rowwise.<op>."""
-    if code != 0:
-        raise RuntimeError(f"rowwise.{op}: {_C.error_string(code)} (code {code})")
+    """Raises for a nonzero C ABI result of rowwise.<op>: TypeError for an unsupported dtype, ValueError for
+    an argument the C ABI refuses (cudaErrorInvalidValue), RuntimeError for anything else (a failed launch)."""
+    if code == 0:
+        return
+    message = f"rowwise.{op}: {_C.error_string(code)} (code {code})"
+    if code == _C.ERROR_DTYPE:
+        raise TypeError(message)
+    if code == _C.INVALID_VALUE:
+        raise ValueError(message)
+    raise RuntimeError(message)
 
 
 def no_device_reason() -> str:

@@ -114,6 +114,8 @@ NB_MODULE(_C, m) {
   dtypes["int8"] = int(ROWWISE_I8);
   dtypes["float8_e4m3fn"] = int(ROWWISE_FP8_E4M3);
   m.attr("DTYPES") = dtypes;
+  m.attr("ERROR_DTYPE") = int(ROWWISE_ERROR_DTYPE);       // an unsupported dtype or dtype pair
+  m.attr("INVALID_VALUE") = int(cudaErrorInvalidValue);  // an argument the checks refuse
 
   m.def("softmax", &forward<rowwise_softmax>, "dtype"_a, "x"_a, "y"_a, "rows"_a, "cols"_a, "x_row_stride"_a,
         "y_row_stride"_a, "stream"_a, "device"_a);

@@ -60,7 +60,15 @@ def test_bad_arguments_are_rejected_before_any_launch(rows, cols, x, y, stride):
     assert _C.softmax(F32, x, y, rows, cols, stride, stride, 0, CURRENT_DEVICE) == INVALID_VALUE
 
 
-def test_check_names_the_op():
+def test_error_codes_are_the_c_abis():
+    assert (_C.ERROR_DTYPE, _C.INVALID_VALUE) == (ERROR_DTYPE, INVALID_VALUE)
+
+
+def test_check_names_the_op_and_raises_by_kind():
     _native.check("softmax", 0)
-    with pytest.raises(RuntimeError, match=r"rowwise.softmax: invalid argument"):
+    with pytest.raises(ValueError, match=r"rowwise.softmax: invalid argument"):
         _native.check("softmax", INVALID_VALUE)
+    with pytest.raises(TypeError, match=r"rowwise.absmax_scale: unsupported dtype"):
+        _native.check("absmax_scale", ERROR_DTYPE)
+    with pytest.raises(RuntimeError, match=r"rowwise.softmax: .*\(code 2\)"):
+        _native.check("softmax", 2)  # cudaErrorMemoryAllocation: a failure, not an argument
