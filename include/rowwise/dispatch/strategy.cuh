@@ -398,14 +398,16 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
         for (const WarpConfig& c : kWarpConfigs) {
           const int64_t slots = int64_t(c.packs_per_lane) * width;
           const int64_t held = c.edge_lanes ? whole_packs : shape.max_packs;
-          // Lanes of two edge-taking rows hold their R * K packs within kStoredBytesPerThread (16-bit
-          // gradients keep one row); the others' K within it, as measured before them.
-          const int lane_packs = c.packs_per_lane * (c.edge_lanes ? c.rows_per_group : 1);
-          if (lane_packs > std::max(max_k, 1) || slots < held) continue;
+          if (c.packs_per_lane > std::max(max_k, 1) || slots < held) continue;
           const bool partial = shape.partial_packs();
           if ((c.ends == PackEnds::kWhole && partial) || (c.ends == PackEnds::kPartial && !partial)) continue;
           if (c.edge_lanes && width < kMinEdgeThreads) continue;  // the edge's slots
-          if (c.edge_lanes && c.rows_per_group > 1 && shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes) continue;
+          // Two edge-taking rows a group: rows of kMinTwoEdgeRowBytes or more, both rows' packs within
+          // kStoredBytesPerThread (16-bit gradients keep one row).
+          if (c.edge_lanes && c.rows_per_group > 1 &&
+              (shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes ||
+               c.packs_per_lane * c.rows_per_group > std::max(max_k, 1)))
+            continue;
           if (best_slots == 0 || slots < best_slots) {
             best_slots = slots;
             plan->width = width;
