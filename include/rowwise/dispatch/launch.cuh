@@ -50,17 +50,27 @@ inline unsigned grid_for(int64_t work_blocks, int64_t iterations_per_block, cons
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, cta_cap(plan))));
 }
 
+// A launch's configuration for cudaLaunchKernelEx, with one attribute (split's cooperative launch,
+// cluster's dimension) where given; the attribute must outlive the launch call.
+inline cudaLaunchConfig_t launch_config(unsigned grid, int threads, int64_t smem_bytes, cudaStream_t stream,
+                                        cudaLaunchAttribute* attribute = nullptr) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = threads;
+  config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
+  config.stream = stream;
+  config.attrs = attribute;
+  config.numAttrs = attribute != nullptr ? 1 : 0;
+  return config;
+}
+
 // kernel<<<grid, threads, smem_bytes, stream>>>(args...), returning that launch's own error:
 // cudaPeekAtLastError after a launch also returns any earlier failed runtime call of the thread's (the
 // caller's, or one of ours, which then failed every later call too).
 template <class... Params, class... Args>
 cudaError_t launch_kernel(void (*kernel)(Params...), unsigned grid, int threads, int64_t smem_bytes,
                           cudaStream_t stream, const Args&... args) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = threads;
-  config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
-  config.stream = stream;
+  const cudaLaunchConfig_t config = launch_config(grid, threads, smem_bytes, stream);
   return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
@@ -189,17 +199,12 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
     if (own) {
       if (cudaError_t z = cudaMemsetAsync(counters, 0, shape.rows * sizeof(unsigned), stream); z != cudaSuccess) return z;
     }
-    cudaLaunchConfig_t config = {};
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeCooperative;
-    attribute[0].val.cooperative = 1;
+    cudaLaunchAttribute cooperative = {};
+    cooperative.id = cudaLaunchAttributeCooperative;
+    cooperative.val.cooperative = 1;
     // A row's CTAs wait for each other: a bound keeps one row's worth at least.
-    config.gridDim = static_cast<unsigned>(std::min({items, rounds_ctas, cta_cap_in_groups(plan, layout.chunks)}));
-    config.blockDim = plan.threads;
-    config.dynamicSmemBytes = static_cast<size_t>(plan.smem_bytes);
-    config.stream = stream;
-    config.attrs = attribute;
-    config.numAttrs = 1;
+    const auto grid = static_cast<unsigned>(std::min({items, rounds_ctas, cta_cap_in_groups(plan, layout.chunks)}));
+    const cudaLaunchConfig_t config = launch_config(grid, plan.threads, plan.smem_bytes, stream, &cooperative);
     return cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols, layout, ws);
   });
   return e;
@@ -265,20 +270,16 @@ cudaError_t launch_split_or_two_launch(const Io& io, const RowShape& shape, cons
 template <class Op, int N, int K, class Io>
 cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream, void* workspace) {
   auto kernel = cluster_rows_kernel<Op, N, K, Io>;
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = plan.cluster_size;
-  attribute[0].val.clusterDim.y = 1;
-  attribute[0].val.clusterDim.z = 1;
+  cudaLaunchAttribute dimension = {};
+  dimension.id = cudaLaunchAttributeClusterDimension;
+  dimension.val.clusterDim.x = plan.cluster_size;
+  dimension.val.clusterDim.y = 1;
+  dimension.val.clusterDim.z = 1;
   // A cluster a row (the kernel loops past 2^31 CTAs or the caller's bound, one cluster at least).
   const int64_t grid_clusters =
       std::min<int64_t>(shape.rows, cta_cap_in_groups(plan, plan.cluster_size) / plan.cluster_size);
-  config.gridDim = static_cast<unsigned>(grid_clusters * plan.cluster_size);
-  config.blockDim = plan.threads;
-  config.stream = stream;
-  config.attrs = attribute;
-  config.numAttrs = 1;
+  const cudaLaunchConfig_t config = launch_config(static_cast<unsigned>(grid_clusters * plan.cluster_size),
+                                                  plan.threads, 0, stream, &dimension);
   // Whether the device can co-schedule this cluster shape: asked once per context and shape (the
   // query costs microseconds, as much as a decode-sized launch; the context holds the non-portable
   // size allowed, which a cudaDeviceReset forgets).
