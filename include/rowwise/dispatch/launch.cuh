@@ -84,6 +84,8 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
     } else {
       return kNoKernelForPlan;
     }
+  } else if constexpr (!warp_config_fits(c, N, N * static_cast<int>(sizeof(PackedOf<typename Io::Row, 1>)))) {
+    return kNoKernelForPlan;  // never planned: not built
   } else {
     if (c.edge_lanes && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
     auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, c.edge_lanes, Io>();

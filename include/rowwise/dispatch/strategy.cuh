@@ -80,6 +80,16 @@ inline constexpr WarpConfig kWarpConfigs[] = {
 inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
 inline constexpr int kMinGroupBytes = 64;
 
+// Whether a lane of configuration c holds its packs (`pack` elements, pack_value_bytes on chip): K
+// packs, or both edge-taking rows' packs, within kStoredBytesPerThread (one pack at least); rows of
+// one-element packs never end inside one. The planner and launch_warp share it, so no kernel is built
+// for a configuration never planned.
+constexpr bool warp_config_fits(const WarpConfig& c, int pack, int pack_value_bytes) {
+  if (pack == 1 && c.ends == PackEnds::kPartial) return false;
+  const int held_packs = c.packs_per_lane * (c.edge_lanes ? c.rows_per_group : 1);
+  return held_packs <= std::max(kStoredBytesPerThread / pack_value_bytes, 1);
+}
+
 // Input bytes one warp-strategy block moves, looping over its rows: blocks of tiny rows carry little
 // data, and launching them limited 16-bit rows (1 GiB, H200, bf16 softmax of 16 / 64 / 96 columns in
 // 8 KB blocks instead of 32 KB: 95 / 91 / 85 -> 90 / 87 / 79 %; int8 outputs of fp32 16 columns 95 ->
@@ -389,7 +399,6 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
   switch (s) {
     case Strategy::kWarp: {
       // The group width and K whose slots (width * K) the row fills best; the narrowest among equals.
-      const int max_k = kStoredBytesPerThread / (shape.pack * shape.value_bytes);
       const int64_t min_width = std::min<int64_t>({shape.max_packs, kMinGroupBytes / shape.pack_bytes, 32});
       // Groups whose lanes take the edge hold whole packs only (warp_rows.cuh).
       const int64_t whole_packs = std::max<int64_t>(1, shape.cols / shape.pack);
@@ -398,15 +407,12 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
         for (const WarpConfig& c : kWarpConfigs) {
           const int64_t slots = int64_t(c.packs_per_lane) * width;
           const int64_t held = c.edge_lanes ? whole_packs : shape.max_packs;
-          if (c.packs_per_lane > std::max(max_k, 1) || slots < held) continue;
+          if (!warp_config_fits(c, shape.pack, shape.pack * shape.value_bytes) || slots < held) continue;
           const bool partial = shape.partial_packs();
           if ((c.ends == PackEnds::kWhole && partial) || (c.ends == PackEnds::kPartial && !partial)) continue;
           if (c.edge_lanes && width < kMinEdgeThreads) continue;  // the edge's slots
-          // Two edge-taking rows a group: rows of kMinTwoEdgeRowBytes or more, both rows' packs within
-          // kStoredBytesPerThread (16-bit gradients keep one row).
-          if (c.edge_lanes && c.rows_per_group > 1 &&
-              (shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes ||
-               c.packs_per_lane * c.rows_per_group > std::max(max_k, 1)))
+          // Two edge-taking rows a group: rows of kMinTwoEdgeRowBytes or more.
+          if (c.edge_lanes && c.rows_per_group > 1 && shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes)
             continue;
           if (best_slots == 0 || slots < best_slots) {
             best_slots = slots;
