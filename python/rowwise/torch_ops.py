@@ -78,6 +78,27 @@ def _out_dtype(op: str, x: torch.Tensor, out_dtype) -> torch.dtype:
     return out_dtype
 
 
+# What each custom op checks, in its kernel and its fake kernel, so that a direct call (without the
+# public functions) fails alike in eager mode and under torch.compile's tracing.
+
+
+def _check_forward_op(op: str, x: torch.Tensor) -> None:
+    _check_element(op, "x's dtype", x.dtype)
+
+
+def _check_backward_op(op: str, y: torch.Tensor, dy: torch.Tensor) -> None:
+    _check_element(op, "y's dtype", y.dtype)
+    _check_gradient_pair(op, y, dy)
+
+
+def _check_absmax_op(x: torch.Tensor, out_dtype) -> torch.dtype:
+    op = "absmax_scale"
+    _check_element(op, "x's dtype", x.dtype)
+    if x.dim() == 0:
+        raise ValueError(f"rowwise.{op}: x is 0-dimensional; it needs a last dim to scale over")
+    return _out_dtype(op, x, out_dtype)
+
+
 # ---------------------------------------------------------------------------------------------------
 # Public functions
 
@@ -111,12 +132,8 @@ def absmax_scale(x: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> Tu
     0; NaN in a row gives a NaN scale (and a NaN row; 0 in int8). Not differentiable: the outputs never
     require grad.
     """
-    op = "absmax_scale"
-    _check_tensor(op, "x", x)
-    _check_element(op, "x's dtype", x.dtype)
-    if x.dim() == 0:
-        raise ValueError(f"rowwise.{op}: x is 0-dimensional; it needs a last dim to scale over")
-    return torch.ops.rowwise.absmax_scale.default(x.detach(), _out_dtype(op, x, out_dtype))
+    _check_tensor("absmax_scale", "x", x)
+    return torch.ops.rowwise.absmax_scale.default(x.detach(), _check_absmax_op(x, out_dtype))
 
 
 def _forward(op: str, op_fn, x, dim: int, dtype: Optional[torch.dtype]) -> torch.Tensor:
@@ -124,15 +141,14 @@ def _forward(op: str, op_fn, x, dim: int, dtype: Optional[torch.dtype]) -> torch
     if dtype is not None:
         _check_element(op, "dtype=", dtype)
         x = x.to(dtype)
-    _check_element(op, "x's dtype", x.dtype)
+    _check_forward_op(op, x)
     return _over_dim(op_fn, _dim(op, x, dim), x)
 
 
 def _backward(op: str, op_fn, y, dy, dim: int) -> torch.Tensor:
     _check_tensor(op, "y", y)
     _check_tensor(op, "dy", dy)
-    _check_element(op, "y's dtype", y.dtype)
-    _check_gradient_pair(op, y, dy)
+    _check_backward_op(op, y, dy)
     return _over_dim(op_fn, _dim(op, y, dim), y, dy)
 
 
@@ -141,7 +157,10 @@ def _backward(op: str, op_fn, y, dy, dim: int) -> torch.Tensor:
 
 
 def _rows(t: torch.Tensor):
-    """(t, rows, cols, row_stride) with t's rows evenly strided: t itself, or a contiguous copy."""
+    """(t, rows, cols, row_stride) with t's rows evenly strided: t itself, or a contiguous copy. A 0-d t is
+    one row of one element."""
+    if t.dim() == 0:
+        t = t.reshape(1)
     layout = row_layout(t.shape, t.stride())
     if layout is None:
         t = t.contiguous()
@@ -149,19 +168,15 @@ def _rows(t: torch.Tensor):
     return (t, *layout)
 
 
-def _code(op: str, dtype: torch.dtype) -> int:
-    _check_element(op, "the input dtype", dtype)  # the custom ops can be called directly, without the checks above
-    return _CODES[dtype]
-
-
 def _stream(t: torch.Tensor) -> int:
     return torch.cuda.current_stream(t.device).cuda_stream
 
 
 def _run_forward(op: str, fn, x: torch.Tensor) -> torch.Tensor:
+    _check_forward_op(op, x)
     y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     if y.numel() > 0:
-        code = _code(op, x.dtype)
+        code = _CODES[x.dtype]
         x, rows, cols, x_stride = _rows(x)
         _native.check(op, fn(code, x.data_ptr(), y.data_ptr(), rows, cols, x_stride, cols, _stream(x),
                              x.device.index))
@@ -169,10 +184,10 @@ def _run_forward(op: str, fn, x: torch.Tensor) -> torch.Tensor:
 
 
 def _run_backward(op: str, fn, y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
-    _check_gradient_pair(op, y, dy)  # the custom ops can be called directly, without the checks above
+    _check_backward_op(op, y, dy)
     dx = torch.empty(y.shape, dtype=y.dtype, device=y.device)
     if dx.numel() > 0:
-        code = _code(op, y.dtype)
+        code = _CODES[y.dtype]
         y, rows, cols, y_stride = _rows(y)
         dy, _, _, dy_stride = _rows(dy)
         _native.check(op, fn(code, y.data_ptr(), dy.data_ptr(), dx.data_ptr(), rows, cols, y_stride, dy_stride,
@@ -202,34 +217,42 @@ def _log_softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
 
 @torch.library.custom_op("rowwise::absmax_scale", mutates_args=(), device_types="cuda")
 def _absmax_scale(x: torch.Tensor, out_dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
-    out_dtype = _out_dtype("absmax_scale", x, out_dtype)  # called directly, without absmax_scale's checks
-    if x.dim() == 0:
-        raise ValueError("rowwise.absmax_scale: x is 0-dimensional; it needs a last dim to scale over")
+    out_dtype = _check_absmax_op(x, out_dtype)
     y = torch.empty(x.shape, dtype=out_dtype, device=x.device)
-    scales = torch.zeros(x.shape[:-1], dtype=torch.float32, device=x.device)  # zeros: rows of no elements
-    if y.numel() > 0:
-        x_code, y_code = _code("absmax_scale", x.dtype), _CODES[out_dtype]
-        x, rows, cols, x_stride = _rows(x)
-        _native.check("absmax_scale", _C.absmax_scale(x_code, y_code, x.data_ptr(), y.data_ptr(), scales.data_ptr(),
-                                                      rows, cols, x_stride, cols, _stream(x), x.device.index))
+    if y.numel() == 0:  # rows of no elements have scale 0; otherwise the kernel writes every scale
+        return y, torch.zeros(x.shape[:-1], dtype=torch.float32, device=x.device)
+    scales = torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device)
+    x_code, y_code = _CODES[x.dtype], _CODES[out_dtype]
+    x, rows, cols, x_stride = _rows(x)
+    _native.check("absmax_scale", _C.absmax_scale(x_code, y_code, x.data_ptr(), y.data_ptr(), scales.data_ptr(),
+                                                  rows, cols, x_stride, cols, _stream(x), x.device.index))
     return y, scales
 
 
-@_softmax.register_fake
-@_log_softmax.register_fake
-def _forward_fake(x):
-    return x.new_empty(x.shape)
+def _forward_fake(op: str):
+    def fake(x):
+        _check_forward_op(op, x)
+        return x.new_empty(x.shape)
+    return fake
 
 
-@_softmax_backward.register_fake
-@_log_softmax_backward.register_fake
-def _backward_fake(y, dy):
-    return y.new_empty(y.shape)
+def _backward_fake(op: str):
+    def fake(y, dy):
+        _check_backward_op(op, y, dy)
+        return y.new_empty(y.shape)
+    return fake
 
 
 @_absmax_scale.register_fake
 def _absmax_scale_fake(x, out_dtype):
+    out_dtype = _check_absmax_op(x, out_dtype)
     return x.new_empty(x.shape, dtype=out_dtype), x.new_empty(x.shape[:-1], dtype=torch.float32)
+
+
+_softmax.register_fake(_forward_fake("softmax"))
+_log_softmax.register_fake(_forward_fake("log_softmax"))
+_softmax_backward.register_fake(_backward_fake("softmax_backward"))
+_log_softmax_backward.register_fake(_backward_fake("log_softmax_backward"))
 
 
 # Autograd: the forward ops save their output, the gradient ops take it. The gradient ops have

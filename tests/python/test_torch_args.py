@@ -48,6 +48,24 @@ def test_raw_backward_ops_check_dy_against_y():
         torch_ops._run_backward("softmax_backward", None, y, torch.ones(8, 30, device="meta"))
 
 
+def test_fake_kernels_check_their_arguments():
+    """Meta tensors run the fake kernels, as torch.compile's tracing does: they refuse what the kernels do."""
+    ops, y = torch.ops.rowwise, torch.ones(2, 3, device="meta")
+    with pytest.raises(TypeError, match=r"rowwise.softmax: x's dtype torch.int32 is not supported"):
+        ops.softmax(y.int())
+    with pytest.raises(ValueError, match=r"rowwise.log_softmax_backward: y has shape \(2, 3\) but dy has shape"):
+        ops.log_softmax_backward(y, torch.ones(3, 2, device="meta"))
+    with pytest.raises(TypeError, match=r"rowwise.softmax_backward: y is torch.float32 but dy is torch.float16"):
+        ops.softmax_backward(y, y.half())
+    with pytest.raises(TypeError, match=r"rowwise.absmax_scale: out_dtype must be None"):
+        ops.absmax_scale(y, torch.int32)
+    with pytest.raises(ValueError, match=r"rowwise.absmax_scale: x is 0-dimensional"):
+        ops.absmax_scale(y[0, 0], torch.int8)
+    assert ops.log_softmax(y).shape == (2, 3) and ops.softmax_backward(y, y).shape == (2, 3)
+    q, scales = ops.absmax_scale(y, torch.int8)
+    assert q.dtype == torch.int8 and scales.shape == (2,) and scales.dtype == torch.float32
+
+
 def test_out_dtype_is_checked_and_taken_by_name():
     x = torch.ones(2, 3)
     assert torch_ops._out_dtype("absmax_scale", x, "int8") is torch.int8

@@ -113,6 +113,8 @@ def test_zero_dim_tensors_as_torch(name):
     assert y.shape == () and y.item() == getattr(torch, name)(x.detach(), 0).item()
     y.backward()
     assert x.grad.shape == () and x.grad.item() == 0
+    raw = getattr(torch.ops.rowwise, name)(x.detach())  # a direct call takes it as one row too
+    assert raw.shape == () and raw.item() == y.item()
 
 
 def test_absmax_outputs_do_not_require_grad():
@@ -239,6 +241,8 @@ def test_errors_on_cuda_tensors():
         rowwise.absmax_scale(x[0, 0])
     with pytest.raises(ValueError, match=r"rowwise.softmax_backward: y has shape \(4, 8\) but dy has shape \(2, 8\)"):
         torch.ops.rowwise.softmax_backward(x, x[:2])  # the raw op checks dy too
+    with pytest.raises(TypeError, match=r"rowwise.softmax: x's dtype torch.int32 is not supported"):
+        torch.ops.rowwise.softmax(x.int())
     with pytest.raises((NotImplementedError, RuntimeError)):  # the custom ops have CUDA kernels only
         torch.ops.rowwise.softmax(torch.ones(2, 3))
 
