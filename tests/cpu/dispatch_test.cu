@@ -94,6 +94,26 @@ TEST(Dispatch, Longer16BitRowsInOneWarpBlocks) {
   EXPECT_EQ(choose(aligned_shape(1000, 4, 4)).strategy, Strategy::kWarp);
 }
 
+// fp32 rows mapped to fp32 past kWarpFp32RowBytes (468 columns) take one-warp blocks up to 4 KB; rows
+// with int8 outputs, the gradients, and rows whose output is unknown (functor stores) stay on warps.
+TEST(Dispatch, Fp32RowsOf469To1024ColumnsInOneWarpBlocks) {
+  EXPECT_EQ(choose(staged_shape(468, 4, 4)).strategy, Strategy::kWarp);
+  const Plan p512 = choose(staged_shape(512, 4, 4));
+  EXPECT_EQ(p512.strategy, Strategy::kBlock);
+  EXPECT_EQ(p512.threads, 32);
+  EXPECT_EQ(p512.packs_per_thread, 8);
+  EXPECT_EQ(choose(staged_shape(1024, 4, 4)).strategy, Strategy::kBlock);
+  RowShape int8_out = staged_shape(512, 4, 4);
+  int8_out.out_bytes = 1;
+  EXPECT_EQ(choose(int8_out).strategy, Strategy::kWarp);
+  RowShape gradient = staged_shape(512, 4, 4);
+  gradient.value_bytes = 8;
+  gradient.inputs = 2;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kWarp);
+  EXPECT_EQ(choose(aligned_shape(512, 4, 4)).strategy, Strategy::kWarp);  // out_bytes 0: unknown
+  EXPECT_EQ(choose(staged_shape(512, 8, 2)).strategy, Strategy::kWarp);   // doubles
+}
+
 // 16-bit block rows with partial packs give their edge to the first threads and hold whole packs
 // only: a ragged row of 2049 columns (up to 257 packs) fits one warp of 8 packs a thread.
 RowShape ragged_shape(int64_t cols, int elem_bytes, int pack) {

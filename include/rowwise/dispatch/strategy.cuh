@@ -200,6 +200,8 @@ struct StrategyRule {
   int64_t max_cols;             // only for rows of at most this many columns
   int max_elem_bytes;           // only for elements of at most this many bytes (one operand's, in memory)
   int max_value_bytes;          // only for elements of at most this many bytes on chip (all operands)
+  int elem_out_bytes;           // only for rows whose element (one operand's) and output take this many
+                                // bytes in memory (0: any; an unknown output, a functor's, takes none)
   const char* evidence;
 };
 
@@ -215,6 +217,15 @@ inline constexpr int kAnyValue = INT32_MAX;  // max_value_bytes of any row (fp64
 // block rows took their edge apart (block_rows_take_edge), against 32-bit warp rows: bf16 softmax
 // 1289 / 1559 / 1851 84 / 85 / 87 -> 87 / 93 / 94 %, but 1013 / 1103 90 / 83 -> 75 / 77 %.
 inline constexpr int64_t kWarp16BitRowBytes = 2560;
+
+// fp32 rows (one operand) mapped to fp32 longer than this go to block rows up to 4 KB: one warp of 8
+// packs a thread, one row a warp, where warp rows took half-warps of 7-8 packs (or whole warps of 5-8).
+// H200, A/B same job, softmax 480 / 509 / 512 / 1000 / 1024 columns 97.2 / 96.0 / 97.1 / 97.0 / 97.2 ->
+// 100.1 / 98.5 / 99.9 / 98.4 / 99.1 %, log_softmax alike, absmax_scale +0.8-2.4. Shorter ragged rows
+// lost (softmax 449 / 457 / 465 -2.3 / -2.0 / -1.2; 384 columns -1.4 to -2.7 forced); the gradients
+// measured the same either way; int8 / fp8 outputs of fp32 lost 3-25 in blocks up to 576 columns, so
+// the rule takes 4-byte outputs only (docs/perf.md "fp32 rows of 469-1024 columns in one-warp blocks").
+inline constexpr int64_t kWarpFp32RowBytes = 1872;
 
 // Rows (fp32, 16-bit) too long for block_smem go to clusters of 16 CTAs of at most 32 KB rather than
 // split while they hold at most this on chip, however many rows: read once, merged at a cluster
@@ -233,27 +244,31 @@ inline constexpr int64_t kManyRowsClusterBytes = 524288;
 inline constexpr int64_t kTwoLaunchRowBytes = int64_t{128} << 20;
 
 inline constexpr StrategyRule kStrategyRules[] = {
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0,
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
-    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2,
+    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0,
      "docs/perf.md#dispatch: 16-bit rows in warps up to 1280 columns"},
-    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2,
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0,
      "docs/perf.md#dispatch: 16-bit rows of 1281-2048 columns: one-warp blocks"},
-    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
+    {Strategy::kWarp, kWarpFp32RowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+     "docs/perf.md#dispatch: warp rows up to 1872 bytes (468 fp32)"},
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 4, 4,
+     "docs/perf.md#dispatch: fp32 rows to fp32 of 469-1024 columns: one-warp blocks"},
+    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
-    {Strategy::kCluster, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
+    {Strategy::kCluster, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: fewer rows than SMs spread over clusters (rows up to 1 MB on chip)"},
-    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
+    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
-    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
+    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
-    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
+    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
-    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue,
+    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0,
      "docs/perf.md#dispatch: many rows of up to 512 KB over clusters of 32 KB slices (not doubles)"},
-    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
+    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
-    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue,
+    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: rows far longer than the GPU holds, streamed twice"},
 };
 
@@ -517,6 +532,8 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
     if ((rule.only_few_rows && shape.rows >= dev.sm_count) || shape.inputs < rule.min_inputs) continue;
     if (rule.ends == RowEnds::kRagged && !shape.ragged()) continue;
     if (shape.cols > rule.max_cols || shape.elem_bytes() > rule.max_elem_bytes || shape.value_bytes > rule.max_value_bytes)
+      continue;
+    if (rule.elem_out_bytes != 0 && (shape.elem_bytes() != rule.elem_out_bytes || shape.out_bytes != rule.elem_out_bytes))
       continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
