@@ -6,8 +6,9 @@ Outputs are allocated by the input's own library (its array-API namespace, or th
 its type, e.g. cupy) on the input's device, unless passed as out=. Work runs on `stream` (a
 cudaStream_t as an int): by default the input library's current stream on the input's device where
 rowwise knows it (CuPy, PyTorch), else the legacy default stream. DLPack producers are asked to make
-their data ready on that stream; __cuda_array_interface__ producers must have finished writing it (or
-use the same stream).
+their data ready on that stream; where a __cuda_array_interface__ producer names its stream (version 3),
+that stream's work so far is waited for on rowwise's stream, and one that names none must have finished
+writing.
 """
 import importlib
 from math import prod
@@ -136,12 +137,12 @@ def _view(op: str, name: str, obj, stream: int) -> _View:
         dtype = _DLPACK_DTYPES.get((code, bits)) if lanes == 1 else None
         return _View(ptr, shape, strides, dtype or f"DLPack type ({code}, {bits} bits, {lanes} lanes)", device)
     if hasattr(obj, "__cuda_array_interface__"):
-        return _cai_view(op, name, obj.__cuda_array_interface__)
+        return _cai_view(op, name, obj.__cuda_array_interface__, stream)
     raise TypeError(f"rowwise.{op}: {name} must be a CUDA array (DLPack or __cuda_array_interface__), got "
                     f"{type(obj).__name__}")
 
 
-def _cai_view(op: str, name: str, cai: dict) -> _View:
+def _cai_view(op: str, name: str, cai: dict, stream: int) -> _View:
     ptr, readonly = cai["data"]
     if readonly and name in ("out", "scales"):
         raise ValueError(f"rowwise.{op}: {name} is read-only")
@@ -160,7 +161,19 @@ def _cai_view(op: str, name: str, cai: dict) -> _View:
         _native.check(op, code)
         if not on_device:
             raise ValueError(f"rowwise.{op}: {name} is in host memory; rowwise runs on CUDA devices only")
+        _wait_for_producer(op, name, cai.get("stream"), stream, device)
     return _View(ptr, shape, strides, _CAI_DTYPES.get(typestr[1:], f"typestr {typestr}"), device)
+
+
+def _wait_for_producer(op: str, name: str, producer: Optional[int], stream: int, device: int) -> None:
+    """Orders `stream` after the work a __cuda_array_interface__ producer queued on its stream (version 3's
+    "stream": None says nothing is pending; 1 is the legacy default stream, which rowwise's 0 is too)."""
+    if producer is None or producer == (stream or 1):
+        return
+    if producer == 0:
+        raise ValueError(f"rowwise.{op}: {name}'s __cuda_array_interface__ stream is 0, which the interface "
+                         "does not allow (1: the legacy default stream, 2: the per-thread one)")
+    _native.check(op, _C.stream_wait(stream, producer, device))
 
 
 def _expect_element(op: str, name: str, v: _View) -> None:

@@ -94,6 +94,20 @@ nb::tuple pointer_device(uintptr_t address) {
   return nb::make_tuple(int(e), on_device, attributes.device);
 }
 
+// Orders `consumer` after the work queued on `producer` so far (an event recorded there, waited for
+// there), as __cuda_array_interface__ v3 asks of a consumer given its producer's stream. Streams as
+// cudaStream_t values: 1 and 2 are the legacy and per-thread default streams, in CUDA as in the interface.
+int stream_wait(uintptr_t consumer, uintptr_t producer, int device) {
+  return on_device(device, [&]() -> int {
+    cudaEvent_t event;
+    if (cudaError_t e = cudaEventCreateWithFlags(&event, cudaEventDisableTiming); e != cudaSuccess) return e;
+    cudaError_t e = cudaEventRecord(event, static_cast<cudaStream_t>(ptr(producer)));
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(static_cast<cudaStream_t>(ptr(consumer)), event, 0);
+    cudaEventDestroy(event);  // released once the wait no longer needs it
+    return e;
+  });
+}
+
 // (error code, count) of the CUDA devices this process sees.
 nb::tuple device_count() {
   int count = 0;
@@ -131,4 +145,5 @@ NB_MODULE(_C, m) {
   m.def("describe", &describe, "capsule"_a, "Describes a DLPack capsule (or any DLPack-exporting object).");
   m.def("pointer_device", &pointer_device, "address"_a);
   m.def("device_count", &device_count);
+  m.def("stream_wait", &stream_wait, "consumer"_a, "producer"_a, "device"_a);
 }

@@ -92,6 +92,25 @@ def test_host_pointer_behind_the_cuda_array_interface():
         arrays.softmax(fake, out=empty_like_cai(fake))
 
 
+def test_cuda_array_interface_stream_is_waited_for(monkeypatch):
+    """Version 3's stream: rowwise's stream waits for the producer's work, unless they are the same one."""
+    waits = []
+    monkeypatch.setattr(arrays._C, "pointer_device", lambda ptr: (0, True, 3))
+    monkeypatch.setattr(arrays._C, "stream_wait", lambda consumer, producer, device: waits.append(
+        (consumer, producer, device)) or 0)
+
+    def view(producer, stream):
+        cai = dict(shape=(2, 4), typestr="<f4", strides=None, data=(4096, False), version=3, stream=producer)
+        return arrays._cai_view("softmax", "x", cai, stream)
+
+    view(None, 7), view(7, 7), view(1, 0)  # nothing pending, the same stream, the legacy default stream
+    assert waits == []
+    view(5, 7), view(2, 0)
+    assert waits == [(7, 5, 3), (0, 2, 3)]
+    with pytest.raises(ValueError, match=r"rowwise.softmax: x's __cuda_array_interface__ stream is 0"):
+        view(0, 7)
+
+
 @pytest.mark.parametrize("given, name", [("int8", "int8"), (np.int8, "int8"), (np.dtype("float32"), "float32")])
 def test_dtype_names(given, name):
     assert arrays._dtype_name(given) == name

@@ -38,6 +38,33 @@ def test_out_stream_and_strided_rows():
     np.testing.assert_allclose(cp.asnumpy(out), softmax64(cp.asnumpy(x).astype(np.float64)), atol=1e-6, rtol=1e-5)
 
 
+class CaiOnly:
+    """A __cuda_array_interface__ producer (no DLPack) that names the stream its data is written on."""
+
+    def __init__(self, a, stream):
+        self.__cuda_array_interface__ = dict(a.__cuda_array_interface__, stream=stream)
+
+
+SPIN = r"""extern "C" __global__ void spin(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {}
+}"""
+
+
+def test_cuda_array_interface_stream_is_waited_for():
+    want = randn((64, 1000))
+    x = cp.zeros((64, 1000), np.float32)
+    producer, consumer = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
+    cp.cuda.Device().synchronize()
+    with producer:  # x's data lands ~0.1 s late, on the producer's stream
+        cp.RawKernel(SPIN, "spin")((1,), (1,), (np.int64(200_000_000),))
+        x[...] = want
+    out = cp.empty_like(x)
+    arrays.softmax(CaiOnly(x, producer.ptr), out=CaiOnly(out, producer.ptr), stream=consumer.ptr)
+    consumer.synchronize()
+    np.testing.assert_allclose(cp.asnumpy(out), softmax64(cp.asnumpy(want).astype(np.float64)), atol=1e-6, rtol=1e-5)
+
+
 def test_backward():
     y = rowwise.softmax(randn((8, 300)))
     dy = randn((8, 300))
