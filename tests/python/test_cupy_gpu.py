@@ -53,13 +53,18 @@ SPIN = r"""extern "C" __global__ void spin(long long cycles) {
 
 def test_cuda_array_interface_stream_is_waited_for():
     want = randn((64, 1000))
-    x = cp.zeros((64, 1000), np.float32)
+    x, out = cp.zeros((64, 1000), np.float32), cp.empty((64, 1000), np.float32)
     producer, consumer = cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)
+    spin = cp.RawKernel(SPIN, "spin")
+    # What may synchronize the device (allocations, loading a kernel, rowwise's one-time setup) runs
+    # first, so that only the wait can order rowwise's kernel after the producer's late write.
+    spin((1,), (1,), (np.int64(1),))
+    x[...] = cp.zeros_like(want)
+    arrays.softmax(x, out=out)
     cp.cuda.Device().synchronize()
     with producer:  # x's data lands ~0.1 s late, on the producer's stream
-        cp.RawKernel(SPIN, "spin")((1,), (1,), (np.int64(200_000_000),))
+        spin((1,), (1,), (np.int64(200_000_000),))
         x[...] = want
-    out = cp.empty_like(x)
     arrays.softmax(CaiOnly(x, producer.ptr), out=CaiOnly(out, producer.ptr), stream=consumer.ptr)
     consumer.synchronize()
     np.testing.assert_allclose(cp.asnumpy(out), softmax64(cp.asnumpy(want).astype(np.float64)), atol=1e-6, rtol=1e-5)
