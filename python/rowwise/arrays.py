@@ -30,6 +30,7 @@ class _View(NamedTuple):
     strides: Tuple[int, ...]  # in elements
     dtype: str  # a DTYPE_CODES name, "uint8", or a description of an unsupported type
     device: int
+    producer: Optional[int] = None  # a __cuda_array_interface__ producer's stream that rowwise's must wait for
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -83,6 +84,7 @@ def absmax_scale(x, out_dtype=None, *, out=None, scales=None, stream: Optional[i
     if prod(xv.shape) > 0:
         rows, cols, x_stride = _rows(op, "x", xv)
         y_stride = _rows(op, "out", yv)[2]
+        _wait_for_producers(op, stream, xv, yv, sv)
         code = _C.absmax_scale(_native.DTYPE_CODES[xv.dtype], _native.DTYPE_CODES[target], xv.ptr, yv.ptr, sv.ptr,
                                rows, cols, x_stride, y_stride, stream, xv.device)
         _native.check(op, code)
@@ -101,6 +103,7 @@ def _forward(op: str, fn, x, out, stream: Optional[int]):
     if prod(xv.shape) > 0:
         rows, cols, x_stride = _rows(op, "x", xv)
         y_stride = _rows(op, "out", yv)[2]
+        _wait_for_producers(op, stream, xv, yv)
         _native.check(op, fn(_native.DTYPE_CODES[xv.dtype], xv.ptr, yv.ptr, rows, cols, x_stride, y_stride, stream,
                              xv.device))
     return out
@@ -117,6 +120,7 @@ def _backward(op: str, fn, y, dy, out, stream: Optional[int]):
     if prod(yv.shape) > 0:
         rows, cols, y_stride = _rows(op, "y", yv)
         dy_stride, dx_stride = _rows(op, "dy", dyv)[2], _rows(op, "out", dxv)[2]
+        _wait_for_producers(op, stream, yv, dyv, dxv)
         _native.check(op, fn(_native.DTYPE_CODES[yv.dtype], yv.ptr, dyv.ptr, dxv.ptr, rows, cols, y_stride, dy_stride,
                              dx_stride, stream, yv.device))
     return out
@@ -155,25 +159,27 @@ def _cai_view(op: str, name: str, cai: dict, stream: int) -> _View:
         raise ValueError(f"rowwise.{op}: {name}'s strides {tuple(strides)} are not whole elements")
     else:
         strides = tuple(s // itemsize for s in strides)
-    device = 0
+    device, producer = 0, cai.get("stream")
+    if producer == 0:
+        raise ValueError(f"rowwise.{op}: {name}'s __cuda_array_interface__ stream is 0, which the interface "
+                         "does not allow (1: the legacy default stream, 2: the per-thread one)")
+    # Version 3's "stream": None says nothing is pending; 1 is the legacy default stream, rowwise's 0 too.
+    if producer == (stream or 1):
+        producer = None
     if prod(shape) > 0:
         code, on_device, device = _C.pointer_device(ptr)
         _native.check(op, code)
         if not on_device:
             raise ValueError(f"rowwise.{op}: {name} is in host memory; rowwise runs on CUDA devices only")
-        _wait_for_producer(op, name, cai.get("stream"), stream, device)
-    return _View(ptr, shape, strides, _CAI_DTYPES.get(typestr[1:], f"typestr {typestr}"), device)
+    return _View(ptr, shape, strides, _CAI_DTYPES.get(typestr[1:], f"typestr {typestr}"), device, producer)
 
 
-def _wait_for_producer(op: str, name: str, producer: Optional[int], stream: int, device: int) -> None:
-    """Orders `stream` after the work a __cuda_array_interface__ producer queued on its stream (version 3's
-    "stream": None says nothing is pending; 1 is the legacy default stream, which rowwise's 0 is too)."""
-    if producer is None or producer == (stream or 1):
-        return
-    if producer == 0:
-        raise ValueError(f"rowwise.{op}: {name}'s __cuda_array_interface__ stream is 0, which the interface "
-                         "does not allow (1: the legacy default stream, 2: the per-thread one)")
-    _native.check(op, _C.stream_wait(stream, producer, device))
+def _wait_for_producers(op: str, stream: int, *views: _View) -> None:
+    """Orders `stream` after the work the arrays' __cuda_array_interface__ producers queued on their streams,
+    once a stream (arrays of one producer share it), just before the launch: a call refused by its checks
+    leaves the streams alone."""
+    for producer, device in sorted({(v.producer, v.device) for v in views if v.producer is not None}):
+        _native.check(op, _C.stream_wait(stream, producer, device))
 
 
 def _expect_element(op: str, name: str, v: _View) -> None:

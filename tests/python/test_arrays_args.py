@@ -93,22 +93,32 @@ def test_host_pointer_behind_the_cuda_array_interface():
 
 
 def test_cuda_array_interface_stream_is_waited_for(monkeypatch):
-    """Version 3's stream: rowwise's stream waits for the producer's work, unless they are the same one."""
-    waits = []
+    """Version 3's stream: rowwise's stream waits for the producer's work just before the launch, once a
+    producer stream, unless it is rowwise's own."""
+    waits, launches = [], []
     monkeypatch.setattr(arrays._C, "pointer_device", lambda ptr: (0, True, 3))
     monkeypatch.setattr(arrays._C, "stream_wait", lambda consumer, producer, device: waits.append(
         (consumer, producer, device)) or 0)
+    monkeypatch.setattr(arrays._C, "softmax_backward", lambda *args: launches.append(len(waits)) or 0)
 
-    def view(producer, stream):
-        cai = dict(shape=(2, 4), typestr="<f4", strides=None, data=(4096, False), version=3, stream=producer)
-        return arrays._cai_view("softmax", "x", cai, stream)
+    def cai(producer, typestr="<f4"):
+        array = CudaArray((2, 4), typestr, ptr=4096)
+        array.__cuda_array_interface__["stream"] = producer
+        return array
 
-    view(None, 7), view(7, 7), view(1, 0)  # nothing pending, the same stream, the legacy default stream
-    assert waits == []
-    view(5, 7), view(2, 0)
-    assert waits == [(7, 5, 3), (0, 2, 3)]
-    with pytest.raises(ValueError, match=r"rowwise.softmax: x's __cuda_array_interface__ stream is 0"):
-        view(0, 7)
+    # Nothing pending, the same stream, the legacy default stream (rowwise's 0).
+    for producer, stream in ((None, 7), (7, 7), (1, 0)):
+        arrays.softmax_backward(cai(producer), cai(producer), out=cai(producer), stream=stream)
+    assert waits == [] and launches == [0, 0, 0]
+    # y and out from stream 5, dy from 2: one wait each, before the launch.
+    arrays.softmax_backward(cai(5), cai(2), out=cai(5), stream=7)
+    assert waits == [(7, 2, 3), (7, 5, 3)] and launches[-1] == 2
+    # A call its checks refuse waits for nothing.
+    with pytest.raises(TypeError, match=r"rowwise.softmax_backward: dy has dtype float64"):
+        arrays.softmax_backward(cai(9), cai(9, "<f8"), out=cai(9), stream=7)
+    assert len(waits) == 2
+    with pytest.raises(ValueError, match=r"rowwise.softmax_backward: dy's __cuda_array_interface__ stream is 0"):
+        arrays.softmax_backward(cai(5), cai(0), out=cai(5), stream=7)
 
 
 @pytest.mark.parametrize("given, name", [("int8", "int8"), (np.int8, "int8"), (np.dtype("float32"), "float32")])
