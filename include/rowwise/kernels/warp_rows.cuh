@@ -105,15 +105,35 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   }
 }
 
-// Lanes holding a full kStoredBytesPerThread of 4-byte values (fp32 rows of 8 packs, fp32 gradients)
-// took 92-123 registers unbounded, so they get a kernel bounded to 80 (at 64 they spilled 60-90
-// bytes). All other lanes took 30-80 unbounded (lanes of two edge-taking rows of 4 16-bit packs: 96,
-// faster than one row in 64: docs/perf.md "two ragged rows a warp group"), and bounding them made
-// ptxas grow them to the bound (bf16 lanes of 4 packs: 56 -> 64 registers, 16-column bf16 rows 93 -> 85
-// % of copy).
-template <int N, int K, int R, class Io>
-inline constexpr bool kBoundedWarpLanes = R * K * kPackStoredBytes<N, Io> > kStoredBytesPerThread / 2 &&
-                                          kPackStoredBytes<N, Io> == 4 * N * Io::kInputs;
+// The registers a lane's kernel is bounded to (__launch_bounds__; 0: unbounded). Lanes holding a
+// full kStoredBytesPerThread of 4-byte values (fp32 rows of 8 packs, fp32 gradients) took 92-123
+// registers unbounded, so they are bounded to 80 (at 64 they spilled 60-90 bytes). Lanes of two
+// edge-taking rows of 16-bit values (one operand) took, at 2 / 4 packs (ragged rows of 129-135 /
+// 192-255 columns), 77 / 96 registers in softmax and log_softmax (6 / 5 blocks an SM), 72 / 83 in
+// abs-max to int8 / fp8 (7 / 5): bounded where ptxas does not spill, to 72 / - and 56 / 80, for
+// the blocks an SM that the H200 needs for bytes in flight (softmax +3-5 points, int8 / fp8 outputs
+// +2-4; docs/perf.md "two-edge-row lanes bounded"). Abs-max to 16-bit lost 1-3 so, as other lanes
+// did, which took 30-80 unbounded and grew to the bound (bf16 lanes of 4 packs: 56 -> 64 registers,
+// 16-column bf16 rows 93 -> 85 % of copy).
+// Whether rows' outputs are narrower than their stored inputs (int8 / fp8 outputs of abs-max); not
+// known of functor Io.
+template <class RowIo, class = void> inline constexpr bool kNarrowsOutput = false;
+template <class RowIo>
+inline constexpr bool kNarrowsOutput<RowIo, std::void_t<typename RowIo::Out, typename RowIo::Stored>> =
+    sizeof(typename RowIo::Out) < sizeof(typename RowIo::Stored);
+
+template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
+inline constexpr int kWarpLaneRegisters = [] {
+  constexpr int held = R * K * kPackStoredBytes<N, Io>;
+  constexpr int value_bytes = kPackStoredBytes<N, Io> / (N * Io::kInputs);
+  if (value_bytes == 4) return held > kStoredBytesPerThread / 2 ? 80 : 0;
+  if (value_bytes != 2 || Io::kInputs != 1 || !EdgeLanes || R == 1) return 0;
+  constexpr bool one_value_state = sizeof(typename Op::State) == sizeof(typename Op::Acc);  // abs-max
+  constexpr bool quantizing = kNarrowsOutput<typename Io::Row>;
+  if (held == kStoredBytesPerThread / 2) return one_value_state ? (quantizing ? 56 : 0) : 72;
+  if (held == kStoredBytesPerThread) return one_value_state && quantizing ? 80 : 0;
+  return 0;
+}();
 
 template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
 __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
@@ -121,13 +141,14 @@ __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
 }
 template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
 __global__ void __launch_bounds__(kWarpBlockThreads,
-                                  min_blocks_per_sm<Op>(kWarpBlockThreads, R * K * kPackStoredBytes<N, Io>, 80))
+                                  min_blocks_per_sm<Op>(kWarpBlockThreads, R * K * kPackStoredBytes<N, Io>,
+                                                        kWarpLaneRegisters<Op, N, K, R, EdgeLanes, Io>))
     warp_rows_bounded_kernel(Io io, int64_t rows, int64_t cols, int width) {
   warp_rows<Op, N, K, R, EdgeLanes>(io, rows, cols, width);
 }
 
 template <class Op, int N, int K, int R, bool EdgeLanes, class Io> constexpr auto warp_rows_kernel_for() {
-  if constexpr (kBoundedWarpLanes<N, K, R, Io>) {
+  if constexpr (kWarpLaneRegisters<Op, N, K, R, EdgeLanes, Io> > 0) {
     return warp_rows_bounded_kernel<Op, N, K, R, EdgeLanes, Io>;
   } else {
     return warp_rows_kernel<Op, N, K, R, EdgeLanes, Io>;
