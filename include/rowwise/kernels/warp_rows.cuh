@@ -105,16 +105,6 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   }
 }
 
-// The registers a lane's kernel is bounded to (__launch_bounds__; 0: unbounded). Lanes holding a
-// full kStoredBytesPerThread of 4-byte values (fp32 rows of 8 packs, fp32 gradients) took 92-123
-// registers unbounded, so they are bounded to 80 (at 64 they spilled 60-90 bytes). Lanes of two
-// edge-taking rows of 16-bit values (one operand) took, at 2 / 4 packs (ragged rows of 129-135 /
-// 192-255 columns), 77 / 96 registers in softmax and log_softmax (6 / 5 blocks an SM), 72 / 83 in
-// abs-max to int8 / fp8 (7 / 5): bounded where ptxas does not spill, to 72 / - and 56 / 80, for
-// the blocks an SM that the H200 needs for bytes in flight (softmax +3-5 points, int8 / fp8 outputs
-// +2-4; docs/perf.md "two-edge-row lanes bounded"). Abs-max to 16-bit lost 1-3 so, as other lanes
-// did, which took 30-80 unbounded and grew to the bound (bf16 lanes of 4 packs: 56 -> 64 registers,
-// 16-column bf16 rows 93 -> 85 % of copy).
 // Whether rows' outputs are narrower than their stored inputs (int8 / fp8 outputs of abs-max); not
 // known of functor Io.
 template <class RowIo, class = void> inline constexpr bool kNarrowsOutput = false;
@@ -122,6 +112,16 @@ template <class RowIo>
 inline constexpr bool kNarrowsOutput<RowIo, std::void_t<typename RowIo::Out, typename RowIo::Stored>> =
     sizeof(typename RowIo::Out) < sizeof(typename RowIo::Stored);
 
+// The registers a lane's kernel is bounded to (__launch_bounds__; 0: unbounded). Lanes holding a
+// full kStoredBytesPerThread of 4-byte values (fp32 rows of 8 packs, fp32 gradients) took 92-123
+// registers unbounded, so they are bounded to 80 (at 64 they spilled 60-90 bytes). Lanes of two
+// edge-taking rows of 16-bit values (one operand) took, at 2 / 4 packs (ragged rows of 129-135 /
+// 192-255 columns), 77 / 96 registers in softmax and log_softmax (6 / 5 blocks an SM), 72 / 83 in
+// abs-max to int8 / fp8 (7 / 5): bounded where ptxas does not spill, to 72 / - and 56 / 80, for
+// the blocks an SM that the H200 needs for bytes in flight (softmax +3-5 points, int8 / fp8 outputs
+// +2-4; the H100 lost 1-2.5: docs/perf.md "two-edge-row lanes bounded"). Abs-max to 16-bit lost 1-3
+// so, as other lanes did, which took 30-80 unbounded and grew to the bound (bf16 lanes of 4 packs: 56
+// -> 64 registers, 16-column bf16 rows 93 -> 85 % of copy).
 template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
 inline constexpr int kWarpLaneRegisters = [] {
   constexpr int held = R * K * kPackStoredBytes<N, Io>;
