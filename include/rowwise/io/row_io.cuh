@@ -96,6 +96,11 @@ template <class T, class U = T> struct PointerIo {
     template <int N> __device__ int phase() const {
       return static_cast<int>(reinterpret_cast<uintptr_t>(x) / sizeof(T) % N);
     }
+    // The N-element piece of memory (numbered from address 0) that holds element 0: pack p of the row
+    // is piece first_piece + p.
+    template <int N> __device__ uintptr_t first_piece() const {
+      return reinterpret_cast<uintptr_t>(x) / (N * sizeof(T));
+    }
     __device__ Row opaque() const { return {opaque_address(x), opaque_address(y)}; }
     static constexpr bool kStaged = true;
     using Stored = T;

@@ -171,15 +171,17 @@ template <int N, class I> __device__ inline bool is_whole_pack(no_deduce<I> p, i
 }
 
 // Loads U packs of a row, first, first + stride, ...; those past the row's end hold pads.
-// With kWholeOnly, partial packs hold pads too (their elements are the edge's).
-template <class Op, int N, int U, bool kWholeOnly = false, class RowIo, class I>
+// With kWholeOnly, partial packs hold pads too (their elements are the edge's); with kFromBelow,
+// first may lie below the row's first whole pack, and packs there hold pads (warp_rows.cuh).
+template <class Op, int N, int U, bool kWholeOnly = false, bool kFromBelow = false, class RowIo, class I>
 __device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v, no_deduce<I> first,
                                           no_deduce<I> stride, no_deduce<I> packs, int phase, I cols) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const I p = first + u * stride;
     if constexpr (kWholeOnly) {
-      v[u] = p < packs ? whole_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
+      const bool whole = p < packs && (!kFromBelow || p >= (phase != 0));
+      v[u] = whole ? whole_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
     } else {
       v[u] = p < packs ? load_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
     }

@@ -10,6 +10,35 @@ namespace rowwise {
 
 inline constexpr int kWarpBlockThreads = 128;
 
+// Whether rows' outputs are narrower than their stored inputs (int8 / fp8 outputs of abs-max); not
+// known of functor Io.
+template <class RowIo, class = void> inline constexpr bool kNarrowsOutput = false;
+template <class RowIo>
+inline constexpr bool kNarrowsOutput<RowIo, std::void_t<typename RowIo::Out, typename RowIo::Stored>> =
+    sizeof(typename RowIo::Out) < sizeof(typename RowIo::Stored);
+
+// Lanes of edge-taking fp32 rows quantized to a narrower output (int8 / fp8) start a row's whole
+// packs at a 128-byte line where their slots allow it: a group of 8 lanes of 16-byte packs then loads
+// one line an instruction where a row off the line grid spans two. H200, int8 outputs of fp32 rows of
+// 136-255 columns +0.6-4.4 points (150 / 197 / 200: 85.2 / 86.2 / 88.8 -> 88.2 / 90.6 / 92.9 %), 456
+// -1.6; fp32 softmax and abs-max to fp32 moved -0.9 to +2.1 and 16-bit rows -1 to -3.5, so they keep
+// their lanes (docs/perf.md "line-aligned warp lanes").
+template <int N, class Io, class = void> inline constexpr bool kWarpLanesOnLines = false;
+template <int N, class Io>
+inline constexpr bool
+    kWarpLanesOnLines<N, Io, std::void_t<decltype(std::declval<const typename Io::Row&>().template first_piece<N>())>> =
+        Io::kInputs == 1 && sizeof(typename Io::Row::Stored) == 4 && kNarrowsOutput<typename Io::Row>;
+
+// The packs by which such a row's whole packs start before lane 0's first slot.
+template <int N, int K, class RowIo>
+__device__ inline int line_shift(const RowIo& io, int first_whole, int whole_packs, int width) {
+  constexpr int kLinePacks = 128 / (N * sizeof(typename RowIo::Stored));
+  static_assert(kLinePacks > 0, "packs of at most a line");
+  const int line_packs = width < kLinePacks ? width : kLinePacks;  // both powers of two
+  const int offset = static_cast<int>((io.template first_piece<N>() + first_whole) & (line_packs - 1));
+  return offset + whole_packs <= K * width ? offset : 0;
+}
+
 template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
 __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t cols, int width) {
   using RowIo = typename Io::Row;
@@ -23,8 +52,8 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // Within one load instruction the groups read consecutive rows, so the warp reads one span.
   // EdgeLanes groups take their rows' edges; the planner gives them 8 lanes or more (kMinEdgeThreads),
   // which launch_warp checks. Such groups hold the row's whole packs only (at most cols / N, where a
-  // ragged row spans up to two more), lane l from the first whole pack on: packs [first, end) of a row
-  // of the given phase.
+  // ragged row spans up to two more), lane l from the first whole pack on (or from a line's start
+  // before it: kWarpLanesOnLines): packs [first, end) of a row of the given phase.
   // Lanes holding half their budget of row or less (kernels/row_common.cuh): 16-bit rows of up to a
   // few hundred columns, whose time follows their instructions (docs/perf.md), the row's fixed work
   // (addresses, edge, reduction) a large share of them.
@@ -36,7 +65,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // docs/perf.md "two ragged rows a warp group").
   constexpr bool kKeepTerms = kFewPacks && EdgeLanes && kOpKeepsTerms<Op>;
   const int row_cols = static_cast<int>(cols);  // a warp row holds at most 32 * 8 packs: 32-bit indices
-  const auto first = [&](int phase) { return group_lane + (EdgeLanes && phase != 0 ? 1 : 0); };
+  constexpr bool kOnLines = EdgeLanes && kWarpLanesOnLines<N, Io>;
   const auto end = [&](int phase) {
     return EdgeLanes ? (row_cols + phase) / N : packs_in_row(row_cols, phase, N);
   };
@@ -45,6 +74,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
     typename Op::In edge_values[R][kEdgeSlots<N>];
     RowEdge edge[R];
     int phase[R];
+    int first[R];  // this lane's first pack of each row
     // Rows past the end read row 0 and store nothing. The map asks for the same row again (the
     // compiler keeps the one address; RowIo need not be default-constructible for an array). Lanes
     // of few packs, whose fixed work per row dominates, keep the address opaque (pack.cuh); lanes of
@@ -61,11 +91,15 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       phase[r] = row_io(r).template phase<N>();
       const int row_end = row < rows ? end(phase[r]) : 0;
       if constexpr (EdgeLanes) {
-        load_strided_packs<Op, N, K, true>(row_io(r), v[r], first(phase[r]), width, row_end, phase[r], row_cols);
+        const int first_whole = phase[r] != 0;
+        first[r] = group_lane + first_whole;
+        if constexpr (kOnLines) first[r] -= line_shift<N, K>(row_io(r), first_whole, row_end - first_whole, width);
+        load_strided_packs<Op, N, K, true, kOnLines>(row_io(r), v[r], first[r], width, row_end, phase[r], row_cols);
         edge[r] = row < rows ? row_edge<N>(row_cols, phase[r]) : RowEdge{};
         load_edge<Op, N>(row_io(r), edge_values[r], edge[r], group_lane, width, row_cols);
       } else {
-        load_strided_packs<Op, N, K>(row_io(r), v[r], first(phase[r]), width, row_end, phase[r], row_cols);
+        first[r] = group_lane;
+        load_strided_packs<Op, N, K>(row_io(r), v[r], first[r], width, row_end, phase[r], row_cols);
       }
     }
     // Reduce all R rows before the first shuffle: their chains are independent and interleave.
@@ -91,10 +125,10 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       const auto fin = Op::finalize(state[r]);
       if constexpr (kKeepTerms) {
         map_and_store_strided_terms<Op, N, K, EdgeLanes>(row_io(r), terms[r], Op::kept_scale(packs_state[r], fin),
-                                                         first(phase[r]), width, end(phase[r]), phase[r],
+                                                         first[r], width, end(phase[r]), phase[r],
                                                          row_cols);
       } else {
-        map_and_store_strided_packs<Op, N, K, false, EdgeLanes>(row_io(r), v[r], fin, first(phase[r]), width,
+        map_and_store_strided_packs<Op, N, K, false, EdgeLanes>(row_io(r), v[r], fin, first[r], width,
                                                                 end(phase[r]), phase[r], row_cols);
       }
       if constexpr (EdgeLanes) {
@@ -104,13 +138,6 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
     }
   }
 }
-
-// Whether rows' outputs are narrower than their stored inputs (int8 / fp8 outputs of abs-max); not
-// known of functor Io.
-template <class RowIo, class = void> inline constexpr bool kNarrowsOutput = false;
-template <class RowIo>
-inline constexpr bool kNarrowsOutput<RowIo, std::void_t<typename RowIo::Out, typename RowIo::Stored>> =
-    sizeof(typename RowIo::Out) < sizeof(typename RowIo::Stored);
 
 // The registers a lane's kernel is bounded to (__launch_bounds__; 0: unbounded). Lanes holding a
 // full kStoredBytesPerThread of 4-byte values (fp32 rows of 8 packs, fp32 gradients) took 92-123
