@@ -5,7 +5,9 @@
 # temperature fall on both alike.
 # Usage: scripts/ab_bench.sh BASE_DIR [rowwise-bench args...]   (ROUNDS=2 by default)
 #   BASE_DIR: a source tree of the base, e.g. `git archive REV | tar -x -C ab-base` (git-ignored; pass it
-#   to the device tool in `carry`). JSON of every run and the comparison go to $OUT (or ./out).
+#   to the device tool in `carry`). JSON of every run, the comparison (ab.txt) and two logs (ab-build.log,
+#   ab-runs.log: few files, so that a tool bringing back only some of $OUT brings back all) go to $OUT
+#   (or ./out).
 #   e.g. scripts/ab_bench.sh ab-base --ops absmax_scale,absmax_int8 --dtypes bf16 --cols 17,64,4096
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,17 +21,19 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 for side in base tree; do
   src=$PWD
   [ $side = base ] && src=$base
+  echo "==== $side" >> "$OUT/ab-build.log"
   { cmake -S "$src" -B "build/ab-$side" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DROWWISE_BUILD_TESTS=OFF &&
-    cmake --build "build/ab-$side" --target rowwise-bench -j "$(nproc)"; } > "$OUT/ab-build-$side.log" 2>&1 ||
-    { tail -30 "$OUT/ab-build-$side.log"; echo "BUILD FAILED ($side)"; exit 1; }
+    cmake --build "build/ab-$side" --target rowwise-bench -j "$(nproc)"; } >> "$OUT/ab-build.log" 2>&1 ||
+    { tail -30 "$OUT/ab-build.log"; echo "BUILD FAILED ($side)"; exit 1; }
 done
 runs=()
 for round in $(seq "${ROUNDS:-2}"); do
   for side in base tree; do
     json=$OUT/ab-$side-$round.json
-    "build/ab-$side/bench/rowwise-bench" --json "$json" "$@" > "$OUT/ab-$side-$round.log" 2>&1 ||
-      echo "rowwise-bench ($side, round $round) exited $?: see $OUT/ab-$side-$round.log"
+    echo "==== $side, round $round" >> "$OUT/ab-runs.log"
+    "build/ab-$side/bench/rowwise-bench" --json "$json" "$@" >> "$OUT/ab-runs.log" 2>&1 ||
+      echo "rowwise-bench ($side, round $round) exited $?: see $OUT/ab-runs.log"
     runs+=("$side=$json")
   done
 done
