@@ -10,6 +10,9 @@ namespace rowwise {
 
 inline constexpr int kWarpBlockThreads = 128;
 
+// The bytes a value of one operand takes on chip (4: fp32, 2: 16-bit; the rules below).
+template <int N, class Io> inline constexpr int kWarpValueBytes = kPackStoredBytes<N, Io> / (N * Io::kInputs);
+
 // Whether rows' outputs are narrower than their stored inputs (int8 / fp8 outputs of abs-max); not
 // known of functor Io.
 template <class RowIo, class = void> inline constexpr bool kNarrowsOutput = false;
@@ -27,7 +30,7 @@ template <int N, class Io, class = void> inline constexpr bool kWarpLanesOnLines
 template <int N, class Io>
 inline constexpr bool
     kWarpLanesOnLines<N, Io, std::void_t<decltype(std::declval<const typename Io::Row&>().template first_piece<N>())>> =
-        Io::kInputs == 1 && sizeof(typename Io::Row::Stored) == 4 && kNarrowsOutput<typename Io::Row>;
+        Io::kInputs == 1 && kWarpValueBytes<N, Io> == 4 && kNarrowsOutput<typename Io::Row>;
 
 // The packs by which such a row's whole packs start before lane 0's first slot.
 template <int N, int K, class RowIo>
@@ -152,7 +155,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
 template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
 inline constexpr int kWarpLaneRegisters = [] {
   constexpr int held = R * K * kPackStoredBytes<N, Io>;
-  constexpr int value_bytes = kPackStoredBytes<N, Io> / (N * Io::kInputs);
+  constexpr int value_bytes = kWarpValueBytes<N, Io>;
   if (value_bytes == 4) return held > kStoredBytesPerThread / 2 ? 80 : 0;
   if (value_bytes != 2 || Io::kInputs != 1 || !EdgeLanes || R == 1) return 0;
   constexpr bool one_value_state = sizeof(typename Op::State) == sizeof(typename Op::Acc);  // abs-max
