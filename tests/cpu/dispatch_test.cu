@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include <rowwise/dispatch/strategy.cuh>
 #include <rowwise/kernels/row_common.cuh>
@@ -54,6 +55,25 @@ TEST(Dispatch, ShortRowsUseNarrowGroups) {
   EXPECT_EQ(p64_bf16.width, 8);
   EXPECT_EQ(p64_bf16.packs_per_lane, 2);
   EXPECT_EQ(p64_bf16.rows_per_group, 2);
+}
+
+// Rows of 9-12 whole 16-byte packs: 4 lanes of 3 packs, two rows a group, for ops that ask
+// (softmax, log_softmax: RowShape::three_pack_pairs); 8 lanes of 2 for the others and for fp32 rows of
+// 12 packs.
+TEST(Dispatch, ThreePackLanesPairShortRowsForOpsThatAsk) {
+  for (auto [cols, elem_bytes] : {std::pair<int64_t, int>{72, 2}, {96, 2}, {36, 4}, {44, 4}, {48, 4}}) {
+    for (bool pairs : {false, true}) {
+      RowShape s = aligned_shape(cols, elem_bytes, 16 / elem_bytes);
+      s.three_pack_pairs = pairs;
+      const Plan p = choose(s);
+      const bool three = pairs && !(elem_bytes == 4 && cols == 48);
+      EXPECT_EQ(p.strategy, Strategy::kWarp) << cols;
+      EXPECT_EQ(p.width, three ? 4 : 8) << cols << " pairs " << pairs;
+      EXPECT_EQ(p.packs_per_lane, three ? 3 : 2) << cols << " pairs " << pairs;
+      EXPECT_EQ(p.rows_per_group, 2) << cols;
+      EXPECT_FALSE(p.edge) << cols;
+    }
+  }
 }
 
 TEST(Dispatch, OneColumnRowsUseOneLaneEach) {
@@ -242,32 +262,38 @@ TEST(Dispatch, WarpRowsFillTheirLanes) {
 // over element sizes, operand counts and rows with and without partial packs. Groups that take the
 // row's partial first and last packs do so one element a lane: kEdgeSlots per lane cover them only over
 // kMinEdgeThreads lanes or more; their lanes hold the row's whole packs; two such rows a lane fit
-// kStoredBytesPerThread.
+// kStoredBytesPerThread. A configuration some ops opt into is planned only where launch_warp builds it
+// (warp_config_offered).
 TEST(Dispatch, WarpPlansAreLaunchedConfigs) {
   for (int elem_bytes : {1, 2, 4, 8}) {
     for (int pack = 1; pack * elem_bytes <= 16; pack *= 2) {
       for (int inputs : {1, 2}) {
         for (int64_t cols = 1; cols <= 2048; ++cols) {
           for (bool ragged : {false, true}) {
-            RowShape s = ragged ? ragged_shape(cols, elem_bytes, pack) : aligned_shape(cols, elem_bytes, pack);
-            s.value_bytes = elem_bytes * inputs;
-            s.inputs = inputs;
-            Plan p;
-            if (!rowwise::choose_plan(s, kHopper, Strategy::kWarp, &p)) continue;
-            const std::string where = std::to_string(elem_bytes) + "-byte x " + std::to_string(pack) + ", " +
-                                      std::to_string(inputs) + " inputs, cols " + std::to_string(cols) +
-                                      (ragged ? " ragged" : "");
-            int matches = 0;
-            for (const rowwise::WarpConfig& c : rowwise::kWarpConfigs) {
-              matches += c.packs_per_lane == p.packs_per_lane && c.rows_per_group == p.rows_per_group &&
-                         c.edge_lanes == p.edge;
+            for (bool pairs : {false, true}) {
+              RowShape s = ragged ? ragged_shape(cols, elem_bytes, pack) : aligned_shape(cols, elem_bytes, pack);
+              s.value_bytes = elem_bytes * inputs;
+              s.inputs = inputs;
+              s.three_pack_pairs = pairs;
+              Plan p;
+              if (!rowwise::choose_plan(s, kHopper, Strategy::kWarp, &p)) continue;
+              const std::string where = std::to_string(elem_bytes) + "-byte x " + std::to_string(pack) + ", " +
+                                        std::to_string(inputs) + " inputs, cols " + std::to_string(cols) +
+                                        (ragged ? " ragged" : "") + (pairs ? " pairs" : "");
+              int matches = 0;
+              for (const rowwise::WarpConfig& c : rowwise::kWarpConfigs) {
+                if (c.packs_per_lane != p.packs_per_lane || c.rows_per_group != p.rows_per_group || c.edge_lanes != p.edge)
+                  continue;
+                ++matches;
+                EXPECT_TRUE(rowwise::warp_config_offered(c, pairs, pack, s.value_bytes)) << where;
+              }
+              EXPECT_EQ(matches, 1) << where;
+              if (!p.edge) continue;
+              EXPECT_GE(p.width, rowwise::kMinEdgeThreads) << where;
+              EXPECT_GE(int64_t(p.width) * p.packs_per_lane, cols / pack) << where;
+              EXPECT_LE(p.rows_per_group * p.packs_per_lane * pack * s.value_bytes, rowwise::kStoredBytesPerThread)
+                  << where;
             }
-            EXPECT_EQ(matches, 1) << where;
-            if (!p.edge) continue;
-            EXPECT_GE(p.width, rowwise::kMinEdgeThreads) << where;
-            EXPECT_GE(int64_t(p.width) * p.packs_per_lane, cols / pack) << where;
-            EXPECT_LE(p.rows_per_group * p.packs_per_lane * pack * s.value_bytes, rowwise::kStoredBytesPerThread)
-                << where;
           }
         }
       }

@@ -34,6 +34,7 @@ struct RowShape {
   int inputs = 1;         // operands read per element (2 for the gradient ops)
   bool staged = false;    // rows contiguous (row stride == cols) and an Io that can stage them (tile)
   int out_bytes = 0;      // bytes of one output element (0: unknown, as for functor stores)
+  bool three_pack_pairs = false;  // the op takes warp lanes of 3 packs for two rows (kOpPairsThreePackRows)
   int64_t row_value_bytes() const { return max_packs * pack * value_bytes; }
   int elem_bytes() const { return pack_bytes / pack; }  // of one operand's element in memory
   // Rows not a whole number of the widest packs: their starts drift off 16-byte boundaries.
@@ -61,6 +62,7 @@ struct WarpConfig {
   int rows_per_group;
   PackEnds ends;
   bool edge_lanes;
+  bool op_opt_in = false;  // planned only for ops that ask (warp_config_offered)
 };
 // Every K up to 8, so that a row fills its lanes: with K in {1, 2, 4, 8} a row of 129-192 packs took
 // 256 slots and ran at the share it filled (fp32 553 columns 81 %, bf16 1500 columns 74 %). At 2 packs
@@ -72,12 +74,21 @@ struct WarpConfig {
 // half the bytes a warp in flight, latency-bound (H100, ragged 16-bit rows of 129-255 columns: softmax
 // 90-94 -> 93-97 %, log_softmax 89-94 -> 96-97, int8 outputs +4-7). Shorter rows lost so (bf16 65
 // columns: softmax 77 -> 72 %, softmax_backward 97 -> 86; docs/perf.md "two ragged rows a warp group").
+// Rows of 9-12 whole packs (bf16 72-96 columns, fp32 36-48) fill 4 lanes of 3 packs, two a group, where
+// 8 lanes of 2 left 4-7 of 16 slots empty; only ops whose every element costs an exp ask for them
+// (kOpPairsThreePackRows). H200, A/B same job: bf16 softmax 72 / 80 / 96 columns 64 / 70 / 81 -> 81 /
+// 89 / 94 %, log_softmax +9-14, fp32 softmax and log_softmax 36 / 40 +3-6; but fp32 rows of 12 packs
+// -1 (those keep 8 lanes of 2), absmax_scale -1.5 to -5.5 and the gradients -4 to +6 ("Three packs a
+// lane for two rows").
 inline constexpr WarpConfig kWarpConfigs[] = {
     {1, 4, PackEnds::kAny, false},    {2, 2, PackEnds::kWhole, false},  {2, 2, PackEnds::kPartial, true},
     {2, 1, PackEnds::kPartial, true}, {3, 2, PackEnds::kPartial, true}, {3, 1, PackEnds::kAny, true},
+    {3, 2, PackEnds::kWhole, false, true},
     {4, 2, PackEnds::kPartial, true}, {4, 1, PackEnds::kAny, true},     {5, 1, PackEnds::kAny, true},
     {6, 1, PackEnds::kAny, true},     {7, 1, PackEnds::kAny, true},     {8, 1, PackEnds::kAny, true}};
 inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
+// Rows of 4-byte values of this many packs or more keep 8 lanes of 2 packs (see kWarpConfigs).
+inline constexpr int64_t kMaxThreePackPairs4ByteRowPacks = 11;
 inline constexpr int kMinGroupBytes = 64;
 
 // Whether a lane of configuration c holds its packs (`pack` elements, pack_value_bytes on chip): K
@@ -88,6 +99,13 @@ constexpr bool warp_config_fits(const WarpConfig& c, int pack, int pack_value_by
   if (pack == 1 && c.ends == PackEnds::kPartial) return false;
   const int held_packs = c.packs_per_lane * (c.edge_lanes ? c.rows_per_group : 1);
   return held_packs <= std::max(kStoredBytesPerThread / pack_value_bytes, 1);
+}
+
+// Whether configuration c may be planned for an op (op_pairs: kOpPairsThreePackRows) with packs of
+// `pack` values of value_bytes on chip: opt-in configurations take 16-byte packs of 2- and 4-byte
+// values only, the rows measured. launch_warp builds no kernel where it is false.
+constexpr bool warp_config_offered(const WarpConfig& c, bool op_pairs, int pack, int value_bytes) {
+  return !c.op_opt_in || (op_pairs && pack * value_bytes == kMaxPackBytes && (value_bytes == 2 || value_bytes == 4));
 }
 
 // Input bytes one warp-strategy block moves, looping over its rows: blocks of tiny rows carry little
@@ -423,6 +441,8 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           const int64_t slots = int64_t(c.packs_per_lane) * width;
           const int64_t held = c.edge_lanes ? whole_packs : shape.max_packs;
           if (!warp_config_fits(c, shape.pack, shape.pack * shape.value_bytes) || slots < held) continue;
+          if (!warp_config_offered(c, shape.three_pack_pairs, shape.pack, shape.value_bytes)) continue;
+          if (c.op_opt_in && shape.value_bytes == 4 && shape.max_packs > kMaxThreePackPairs4ByteRowPacks) continue;
           const bool partial = shape.partial_packs();
           if ((c.ends == PackEnds::kWhole && partial) || (c.ends == PackEnds::kPartial && !partial)) continue;
           if (c.edge_lanes && width < kMinEdgeThreads) continue;  // the edge's slots

@@ -261,6 +261,12 @@ template <class Op, class = void> inline constexpr bool kOpTakesEdgeInBlockRows 
 template <class Op>
 inline constexpr bool kOpTakesEdgeInBlockRows<Op, std::void_t<decltype(Op::kEdgeInBlockRows)>> = Op::kEdgeInBlockRows;
 
+// Whether warp rows of 9-12 whole packs go two a group at 3 packs a lane for the op (dispatch's
+// kWarpConfigs): an op sets kPairsThreePackRows = true where that measured faster.
+template <class Op, class = void> inline constexpr bool kOpPairsThreePackRows = false;
+template <class Op>
+inline constexpr bool kOpPairsThreePackRows<Op, std::void_t<decltype(Op::kPairsThreePackRows)>> = Op::kPairsThreePackRows;
+
 // Maps and stores the packs load_strided_packs loaded and reduce_packs unpacked once. Laundering first
 // makes the compiler unpack them again rather than keep the reduction's unpacked values alive across
 // the row's reduction. That is not enough for ptxas, which sees the same conversions twice and may

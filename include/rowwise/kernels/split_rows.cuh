@@ -167,12 +167,26 @@ __device__ inline void reduce_held_slice(const PlanarPacks<Io, N>& held, const S
 }
 
 // A row's state: its `chunks` CTAs' states (row_states[0, chunks)) merged by the block; `load` reads one
-// (split reads past L1: the states were written during its launch).
+// (split reads past L1: the states were written during its launch). Each thread loads up to
+// kMergeLoads states before it combines any, so that a row of up to kMergeLoads * blockDim.x CTAs (a
+// whole tensor: 528 on an H100 or H200) merges in one round trip to L2, not three in series (H100,
+// fp32 tensor_softmax of 16 MiB: the merge 3.6 -> 2.3 us, the call 22.7 -> 22.0 us).
+inline constexpr int kMergeLoads = 4;
 template <class Op, class Load>
 __device__ inline typename Op::State merge_row_states(const typename Op::State* row_states, int64_t chunks,
                                                       typename Op::State* slots, Load load) {
-  typename Op::State state = Op::identity();
-  for (int64_t i = threadIdx.x; i < chunks; i += blockDim.x) state = Op::combine(state, load(row_states + i));
+  using State = typename Op::State;
+  State state = Op::identity();
+  for (int64_t first = threadIdx.x; first < chunks; first += kMergeLoads * blockDim.x) {
+    State loaded[kMergeLoads];
+#pragma unroll
+    for (int i = 0; i < kMergeLoads; ++i) {
+      const int64_t c = first + i * int64_t(blockDim.x);
+      loaded[i] = c < chunks ? load(row_states + c) : Op::identity();
+    }
+#pragma unroll
+    for (int i = 0; i < kMergeLoads; ++i) state = Op::combine(state, loaded[i]);
+  }
   return block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots);
 }
 

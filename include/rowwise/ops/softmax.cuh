@@ -14,6 +14,7 @@
 //                                                   (softmax's exps, in warp lanes of one row)
 //   kUnpackAgain, kEdgeInBlockRows, kBoundClusterSlices  register and edge choices of block and
 //                                                   cluster rows
+//   kPairsThreePackRows                             warp lanes of 3 packs for two short rows
 #pragma once
 #include "../primitives/max_sum.cuh"
 #include "../primitives/numeric.cuh"
@@ -24,6 +25,9 @@ template <class A> struct SoftmaxOpBase {
   using Acc = A;
   using In = A;
   using State = MaxSum<A>;
+  // An exp for every element in the reduction (and softmax's map): lanes left empty cost issue slots
+  // (dispatch/strategy.cuh, kWarpConfigs).
+  static constexpr bool kPairsThreePackRows = true;
 
   __device__ static In pad() { return -math::infinity<A>(); }
   __device__ static State identity() { return State::empty(); }
