@@ -87,7 +87,7 @@ inline constexpr WarpConfig kWarpConfigs[] = {
     {4, 2, PackEnds::kPartial, true}, {4, 1, PackEnds::kAny, true},     {5, 1, PackEnds::kAny, true},
     {6, 1, PackEnds::kAny, true},     {7, 1, PackEnds::kAny, true},     {8, 1, PackEnds::kAny, true}};
 inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
-// Rows of 4-byte values of this many packs or more keep 8 lanes of 2 packs (see kWarpConfigs).
+// Rows of 4-byte values longer than this many packs keep 8 lanes of 2 packs (fp32 48 columns: kWarpConfigs).
 inline constexpr int64_t kMaxThreePackPairs4ByteRowPacks = 11;
 inline constexpr int kMinGroupBytes = 64;
 
