@@ -48,9 +48,9 @@ TEST(Dispatch, ShortRowsUseNarrowGroups) {
   EXPECT_EQ(p32.width, 4);
   EXPECT_EQ(p32.packs_per_lane, 2);
   EXPECT_EQ(p32.rows_per_group, 2);
-  const Plan p40_bf16 = choose(aligned_shape(40, 2, 8));  // 5 packs: 4 lanes of 2, not 8 lanes of 1
-  EXPECT_EQ(p40_bf16.width, 4);
-  EXPECT_EQ(p40_bf16.packs_per_lane, 2);
+  const Plan p10_fp64 = choose(aligned_shape(10, 8, 2));  // 5 packs: 4 lanes of 2, not 8 lanes of 1
+  EXPECT_EQ(p10_fp64.width, 4);
+  EXPECT_EQ(p10_fp64.packs_per_lane, 2);
   const Plan p64_bf16 = choose(aligned_shape(128, 2, 8));
   EXPECT_EQ(p64_bf16.width, 8);
   EXPECT_EQ(p64_bf16.packs_per_lane, 2);
@@ -74,6 +74,27 @@ TEST(Dispatch, ThreePackLanesPairShortRowsForOpsThatAsk) {
       EXPECT_FALSE(p.edge) << cols;
     }
   }
+}
+
+// Rows of 3 or 5 whole 16-byte packs of 2- or 4-byte values take groups of exactly that many lanes,
+// one pack each (a power of two left a quarter or 3 of 8 slots empty); rows of 6 or 7 packs, other
+// values and rows with partial packs keep the powers of two.
+TEST(Dispatch, RowsOfThreeOrFivePacksTakeExactLaneGroups) {
+  for (auto [cols, elem_bytes] : {std::pair<int64_t, int>{24, 2}, {40, 2}, {12, 4}, {20, 4}}) {
+    const int pack = 16 / elem_bytes;
+    const Plan p = choose(aligned_shape(cols, elem_bytes, pack));
+    EXPECT_EQ(p.strategy, Strategy::kWarp) << cols;
+    EXPECT_EQ(p.width, cols / pack) << cols;
+    EXPECT_EQ(p.packs_per_lane, 1) << cols;
+    EXPECT_EQ(p.rows_per_group, 4) << cols;
+    EXPECT_EQ(rowwise::warp_rows_per_block(p), 4 * (32 / p.width) * 4) << cols;
+  }
+  EXPECT_EQ(choose(aligned_shape(6, 8, 2)).width, 4);  // doubles: 3 packs
+  RowShape ragged = aligned_shape(24, 2, 8);
+  ragged.max_packs = 4;  // a row starting inside a pack
+  EXPECT_EQ(choose(ragged, Strategy::kWarp).width, 4);
+  EXPECT_EQ(choose(aligned_shape(32, 2, 8)).width, 4);  // 4 packs: a power of two
+  for (int64_t cols : {48, 56}) EXPECT_EQ(choose(aligned_shape(cols, 2, 8)).width, 4) << cols;  // 6 / 7 packs
 }
 
 TEST(Dispatch, OneColumnRowsUseOneLaneEach) {
@@ -258,7 +279,8 @@ TEST(Dispatch, WarpRowsFillTheirLanes) {
   EXPECT_EQ(bf16_136.packs_per_lane, 3);
 }
 
-// Every warp plan is one of kWarpConfigs (launch_warp matches K, R and the edge; no match is no kernel),
+// Every warp plan is one of kWarpConfigs (launch_warp matches K, R, the edge and the width; no match is
+// no kernel),
 // over element sizes, operand counts and rows with and without partial packs. Groups that take the
 // row's partial first and last packs do so one element a lane: kEdgeSlots per lane cover them only over
 // kMinEdgeThreads lanes or more; their lanes hold the row's whole packs; two such rows a lane fit
@@ -282,7 +304,8 @@ TEST(Dispatch, WarpPlansAreLaunchedConfigs) {
                                         (ragged ? " ragged" : "") + (pairs ? " pairs" : "");
               int matches = 0;
               for (const rowwise::WarpConfig& c : rowwise::kWarpConfigs) {
-                if (c.packs_per_lane != p.packs_per_lane || c.rows_per_group != p.rows_per_group || c.edge_lanes != p.edge)
+                if (c.packs_per_lane != p.packs_per_lane || c.rows_per_group != p.rows_per_group ||
+                    c.edge_lanes != p.edge || !rowwise::warp_config_width(c, p.width))
                   continue;
                 ++matches;
                 EXPECT_TRUE(rowwise::warp_config_offered(c, pairs, pack, s.value_bytes)) << where;

@@ -78,7 +78,8 @@ template <class Op, int N, int I, class Io>
 cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
                         cudaStream_t stream) {
   constexpr WarpConfig c = kWarpConfigs[I];
-  if (plan.packs_per_lane != c.packs_per_lane || plan.rows_per_group != c.rows_per_group || plan.edge != c.edge_lanes) {
+  if (plan.packs_per_lane != c.packs_per_lane || plan.rows_per_group != c.rows_per_group || plan.edge != c.edge_lanes ||
+      !warp_config_width(c, plan.width)) {
     if constexpr (I + 1 < static_cast<int>(std::size(kWarpConfigs))) {
       return launch_warp<Op, N, I + 1>(io, shape, plan, stream);
     } else {
@@ -90,7 +91,7 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
     return kNoKernelForPlan;  // never planned: not built
   } else {
     if (c.edge_lanes && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
-    auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, c.edge_lanes, Io>();
+    auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, c.edge_lanes, c.lanes, Io>();
     const int64_t rows_per_block = warp_rows_per_block(plan);
     const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block, plan.block_iterations, plan);
     return launch_kernel(kernel, grid, plan.threads, 0, stream, io, shape.rows, shape.cols, plan.width);

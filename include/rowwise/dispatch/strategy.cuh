@@ -63,6 +63,7 @@ struct WarpConfig {
   PackEnds ends;
   bool edge_lanes;
   bool op_opt_in = false;  // planned only for ops that ask (warp_config_offered)
+  int lanes = 0;           // > 0: groups of exactly this many lanes, for rows of as many packs (else a power of two)
 };
 // Every K up to 8, so that a row fills its lanes: with K in {1, 2, 4, 8} a row of 129-192 packs took
 // 256 slots and ran at the share it filled (fp32 553 columns 81 %, bf16 1500 columns 74 %). At 2 packs
@@ -80,12 +81,21 @@ struct WarpConfig {
 // 89 / 94 %, log_softmax +9-14, fp32 softmax and log_softmax 36 / 40 +3-6; but fp32 rows of 12 packs
 // -1 (those keep 8 lanes of 2), absmax_scale -1.5 to -5.5 and the gradients -4 to +6 ("Three packs a
 // lane for two rows").
+// Rows of 3 or 5 whole 16-byte packs of 2- or 4-byte values (bf16 24 / 40 columns, fp32 12 / 20) take
+// groups of exactly 3 or 5 lanes of one pack, 10 or 6 groups a warp (lanes: group_allreduce), where 4
+// lanes of 1 or 2 packs left a quarter or 3 of 8 slots empty. H200, A/B same job: bf16 / fp16 24
+// columns softmax 69 / 72 -> 87 / 88 %, log_softmax +13-14, int8 outputs +13-15; 40 columns softmax
+// +14-15 (86-88 %), log_softmax +6-7, absmax_scale +5, int8 +5-6; fp32 12 / 20 +2-14 (softmax 84 / 85
+// -> 95 / 96 %); absmax_scale of 24 / 12 columns -0.5 to -1.3. Rows of 6 or 7 packs lost so (bf16 56
+// columns log_softmax 89.5 -> 79.6 %, int8 outputs of fp32 28 88 -> 73) and keep powers of two ("Warp
+// groups of 3 or 5 lanes").
 inline constexpr WarpConfig kWarpConfigs[] = {
     {1, 4, PackEnds::kAny, false},    {2, 2, PackEnds::kWhole, false},  {2, 2, PackEnds::kPartial, true},
     {2, 1, PackEnds::kPartial, true}, {3, 2, PackEnds::kPartial, true}, {3, 1, PackEnds::kAny, true},
     {3, 2, PackEnds::kWhole, false, true},
     {4, 2, PackEnds::kPartial, true}, {4, 1, PackEnds::kAny, true},     {5, 1, PackEnds::kAny, true},
-    {6, 1, PackEnds::kAny, true},     {7, 1, PackEnds::kAny, true},     {8, 1, PackEnds::kAny, true}};
+    {6, 1, PackEnds::kAny, true},     {7, 1, PackEnds::kAny, true},     {8, 1, PackEnds::kAny, true},
+    {1, 4, PackEnds::kWhole, false, false, 3}, {1, 4, PackEnds::kWhole, false, false, 5}};
 inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
 // Rows of 4-byte values longer than this many packs keep 8 lanes of 2 packs (fp32 48 columns: kWarpConfigs).
 inline constexpr int64_t kMaxThreePackPairs4ByteRowPacks = 11;
@@ -105,7 +115,14 @@ constexpr bool warp_config_fits(const WarpConfig& c, int pack, int pack_value_by
 // `pack` values of value_bytes on chip: opt-in configurations take 16-byte packs of 2- and 4-byte
 // values only, the rows measured. launch_warp builds no kernel where it is false.
 constexpr bool warp_config_offered(const WarpConfig& c, bool op_pairs, int pack, int value_bytes) {
-  return !c.op_opt_in || (op_pairs && pack * value_bytes == kMaxPackBytes && (value_bytes == 2 || value_bytes == 4));
+  const bool measured_packs = pack * value_bytes == kMaxPackBytes && (value_bytes == 2 || value_bytes == 4);
+  if (c.lanes > 0 && !measured_packs) return false;
+  return !c.op_opt_in || (op_pairs && measured_packs);
+}
+
+// Whether configuration c launches a plan of `width` lanes a group: its exact lanes, or a power of two.
+constexpr bool warp_config_width(const WarpConfig& c, int width) {
+  return c.lanes > 0 ? width == c.lanes : (width & (width - 1)) == 0;
 }
 
 // Input bytes one warp-strategy block moves, looping over its rows: blocks of tiny rows carry little
@@ -314,7 +331,7 @@ struct Plan {
 
 // Rows a warp-strategy block takes at once.
 inline int64_t warp_rows_per_block(const Plan& plan) {
-  return int64_t(plan.threads / plan.width) * plan.rows_per_group;
+  return int64_t(plan.threads / kWarpSize) * (kWarpSize / plan.width) * plan.rows_per_group;
 }
 
 // Smallest power of two >= n (n >= 1; at most 2^30).
@@ -436,8 +453,25 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       // Groups whose lanes take the edge hold whole packs only (warp_rows.cuh).
       const int64_t whole_packs = std::max<int64_t>(1, shape.cols / shape.pack);
       int64_t best_slots = 0;
-      for (int width = lanes_for(std::max<int64_t>(min_width, 1)); width <= 32; width *= 2) {
+      const auto take = [&](const WarpConfig& c, int width, int64_t slots) {
+        best_slots = slots;
+        plan->width = width;
+        plan->packs_per_lane = c.packs_per_lane;
+        plan->rows_per_group = c.rows_per_group;
+        plan->edge = c.edge_lanes;
+        plan->threads = kWarpBlockThreads;
+      };
+      // Rows of exactly a configuration's lanes in packs fill its every slot.
+      for (const WarpConfig& c : kWarpConfigs) {
+        if (c.lanes > 0 && c.lanes == shape.max_packs && !shape.partial_packs() &&
+            warp_config_offered(c, shape.three_pack_pairs, shape.pack, shape.value_bytes)) {
+          take(c, c.lanes, c.lanes);
+          break;
+        }
+      }
+      for (int width = lanes_for(std::max<int64_t>(min_width, 1)); width <= 32 && best_slots == 0; width *= 2) {
         for (const WarpConfig& c : kWarpConfigs) {
+          if (c.lanes > 0) continue;
           const int64_t slots = int64_t(c.packs_per_lane) * width;
           const int64_t held = c.edge_lanes ? whole_packs : shape.max_packs;
           if (!warp_config_fits(c, shape.pack, shape.pack * shape.value_bytes) || slots < held) continue;
@@ -449,14 +483,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           // Two edge-taking rows a group: rows of kMinTwoEdgeRowBytes or more.
           if (c.edge_lanes && c.rows_per_group > 1 && shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes)
             continue;
-          if (best_slots == 0 || slots < best_slots) {
-            best_slots = slots;
-            plan->width = width;
-            plan->packs_per_lane = c.packs_per_lane;
-            plan->rows_per_group = c.rows_per_group;
-            plan->edge = c.edge_lanes;
-            plan->threads = kWarpBlockThreads;
-          }
+          if (best_slots == 0 || slots < best_slots) take(c, width, slots);
           break;
         }
       }

@@ -1,7 +1,8 @@
-// Strategy `warp`: a row lives in the registers of a group of `width` lanes (a power of two, 1..32),
-// each lane holding K packs; a warp owns 32/width groups and each group R rows at a time, so tiny rows
-// still put R*K packs per lane in flight. Rows of up to 32*K packs. With EdgeLanes, the lanes hold a
-// row's whole packs and take its partial first and last packs apart (below).
+// Strategy `warp`: a row lives in the registers of a group of `width` lanes (a power of two, 1..32, or
+// a constant Lanes of any count), each lane holding K packs; a warp owns 32/width groups and each group
+// R rows at a time, so tiny rows still put R*K packs per lane in flight. Rows of up to 32*K packs. With
+// EdgeLanes, the lanes hold a row's whole packs and take its partial first and last packs apart
+// (below).
 #pragma once
 #include "../primitives/warp_reduce.cuh"
 #include "row_common.cuh"
@@ -42,13 +43,16 @@ __device__ inline int line_shift(const RowIo& io, int first_whole, int whole_pac
   return offset + whole_packs <= K * width ? offset : 0;
 }
 
-template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
-__device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t cols, int width) {
+// Lanes > 0: groups of exactly Lanes lanes (rows of Lanes packs, K = 1), any count, where a power of
+// two would leave lanes empty; the warp's last 32 % Lanes lanes hold no row.
+template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, class Io>
+__device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t cols, int runtime_width) {
   using RowIo = typename Io::Row;
+  const int width = Lanes > 0 ? Lanes : runtime_width;
   const int lane = threadIdx.x % kWarpSize;
-  const int group_lane = lane & (width - 1);
-  const int group = lane / width;
+  const int group_lane = Lanes > 0 ? lane % Lanes : lane & (width - 1);
   const int groups = kWarpSize / width;
+  const int group = Lanes > 0 && lane >= groups * Lanes ? -1 : lane / width;  // -1: a lane of no group
   const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * blockDim.x / kWarpSize;
   // The loop is uniform over the warp (shuffles need every lane); rows past the end only pad.
@@ -82,15 +86,17 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
     // compiler keeps the one address; RowIo need not be default-constructible for an array). Lanes
     // of few packs, whose fixed work per row dominates, keep the address opaque (pack.cuh); lanes of
     // 8 packs measured 2 % slower so (bf16 softmax of 513 columns).
+    // Lanes of no group take a row past the end.
+    const auto row_of = [&](int r) { return Lanes > 0 && group < 0 ? rows : base + r * groups + group; };
     const auto row_io = [&](int r) {
-      const int64_t row = base + r * groups + group;
+      const int64_t row = row_of(r);
       const auto at = io.row(row < rows ? row : 0);
       if constexpr (kFewPacks) return at.opaque();
       else return at;
     };
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      const int64_t row = base + r * groups + group;
+      const int64_t row = row_of(r);
       phase[r] = row_io(r).template phase<N>();
       const int row_end = row < rows ? end(phase[r]) : 0;
       if constexpr (EdgeLanes) {
@@ -120,10 +126,13 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
     }
     // Unrolled in lanes of few packs; in fuller lanes ptxas then kept the row unpacked (warp_reduce.cuh).
 #pragma unroll
-    for (int r = 0; r < R; ++r) state[r] = warp_allreduce<kFewPacks>(state[r], CombineOf<Op>{}, width);
+    for (int r = 0; r < R; ++r) {
+      if constexpr (Lanes > 0) state[r] = group_allreduce<Lanes>(state[r], CombineOf<Op>{}, group_lane);
+      else state[r] = warp_allreduce<kFewPacks>(state[r], CombineOf<Op>{}, width);
+    }
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      const int64_t row = base + r * groups + group;
+      const int64_t row = row_of(r);
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
       if constexpr (kKeepTerms) {
@@ -165,23 +174,23 @@ inline constexpr int kWarpLaneRegisters = [] {
   return 0;
 }();
 
-template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
+template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, class Io>
 __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
-  warp_rows<Op, N, K, R, EdgeLanes>(io, rows, cols, width);
+  warp_rows<Op, N, K, R, EdgeLanes, Lanes>(io, rows, cols, width);
 }
-template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
+template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, class Io>
 __global__ void __launch_bounds__(kWarpBlockThreads,
                                   min_blocks_per_sm<Op>(kWarpBlockThreads, R * K * kPackStoredBytes<N, Io>,
                                                         kWarpLaneRegisters<Op, N, K, R, EdgeLanes, Io>))
     warp_rows_bounded_kernel(Io io, int64_t rows, int64_t cols, int width) {
-  warp_rows<Op, N, K, R, EdgeLanes>(io, rows, cols, width);
+  warp_rows<Op, N, K, R, EdgeLanes, Lanes>(io, rows, cols, width);
 }
 
-template <class Op, int N, int K, int R, bool EdgeLanes, class Io> constexpr auto warp_rows_kernel_for() {
+template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, class Io> constexpr auto warp_rows_kernel_for() {
   if constexpr (kWarpLaneRegisters<Op, N, K, R, EdgeLanes, Io> > 0) {
-    return warp_rows_bounded_kernel<Op, N, K, R, EdgeLanes, Io>;
+    return warp_rows_bounded_kernel<Op, N, K, R, EdgeLanes, Lanes, Io>;
   } else {
-    return warp_rows_kernel<Op, N, K, R, EdgeLanes, Io>;
+    return warp_rows_kernel<Op, N, K, R, EdgeLanes, Lanes, Io>;
   }
 }
 

@@ -1,4 +1,5 @@
-// Warp-level reductions over groups of `width` consecutive lanes (width a power of two, 1..32).
+// Warp-level reductions over groups of `width` consecutive lanes (width a power of two, 1..32; any
+// width 1..32 for group_allreduce).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -12,6 +13,12 @@ template <class S> __device__ inline S shfl_xor(S v, int lane_mask, int width) {
 }
 template <class S> __device__ inline S shfl_down(S v, int delta, int width) {
   return __shfl_down_sync(0xffffffffu, v, delta, width);
+}
+template <class S> __device__ inline S shfl_from(S v, int src_lane) { return __shfl_sync(0xffffffffu, v, src_lane); }
+
+// Lane `group_lane + d` of a group of W consecutive lanes, counted round the group from group_lane.
+template <int W> __device__ inline int group_lane_after(int group_lane, int d) {
+  return static_cast<int>(threadIdx.x % kWarpSize) - group_lane + (group_lane + d) % W;
 }
 
 // A runtime width as a constant: reduce(Width<W>{}) for the width's W (a power of two up to 32).
@@ -53,6 +60,27 @@ template <class S, class Combine> __device__ inline S warp_reduce(S v, Combine c
 #pragma unroll
   for (int delta = width / 2; delta > 0; delta /= 2) v = combine(v, shfl_down(v, delta, width));
   return v;
+}
+
+// All-reduce over groups of W consecutive lanes for any W (warp_allreduce's butterfly takes powers of
+// two): each lane combines windows of lanes that follow it round its group, of doubling sizes, those
+// of W's binary digits back to back, so that every lane's state enters once: W = 3 takes 2 shuffles,
+// 5 and 6 take 3, 7 takes 4. Lanes combine in different orders, so sums may differ by rounding from
+// lane to lane. Lanes past the warp's last whole group (32 % W of them) shuffle among lanes of no
+// group and end with nothing meaningful. Assumptions: all 32 lanes call it.
+template <int W, class S, class Combine> __device__ inline S group_allreduce(S v, Combine combine, int group_lane) {
+  S window = v;  // the lanes [group_lane, group_lane + size) round the group
+  S total = v;   // the lanes [group_lane, group_lane + covered)
+  int covered = 0;
+#pragma unroll
+  for (int size = 1; size <= W; size *= 2) {
+    if (W & size) {
+      total = covered == 0 ? window : combine(total, shfl_from(window, group_lane_after<W>(group_lane, covered)));
+      covered += size;
+    }
+    if (2 * size <= W) window = combine(window, shfl_from(window, group_lane_after<W>(group_lane, size)));
+  }
+  return total;
 }
 
 }  // namespace rowwise
