@@ -77,9 +77,9 @@ TEST(Dispatch, ThreePackLanesPairShortRowsForOpsThatAsk) {
 }
 
 // Rows of 3 or 5 whole 16-byte packs of 2- or 4-byte values take groups of exactly that many lanes,
-// one pack each (a power of two left a quarter or 3 of 8 slots empty); rows of 6 or 7 packs, other
-// values and rows with partial packs keep the powers of two.
-TEST(Dispatch, RowsOfThreeOrFivePacksTakeExactLaneGroups) {
+// one pack each (a power of two left a quarter or 3 of 8 slots empty), and 16-bit rows of 18 packs 6
+// lanes of 3; rows of 6, 7 or 17 packs, other values and rows with partial packs keep the powers of two.
+TEST(Dispatch, RowsFillingExactLaneGroupsTakeThem) {
   for (auto [cols, elem_bytes] : {std::pair<int64_t, int>{24, 2}, {40, 2}, {12, 4}, {20, 4}}) {
     const int pack = 16 / elem_bytes;
     const Plan p = choose(aligned_shape(cols, elem_bytes, pack));
@@ -95,6 +95,12 @@ TEST(Dispatch, RowsOfThreeOrFivePacksTakeExactLaneGroups) {
   EXPECT_EQ(choose(ragged, Strategy::kWarp).width, 4);
   EXPECT_EQ(choose(aligned_shape(32, 2, 8)).width, 4);  // 4 packs: a power of two
   for (int64_t cols : {48, 56}) EXPECT_EQ(choose(aligned_shape(cols, 2, 8)).width, 4) << cols;  // 6 / 7 packs
+  const Plan bf16_144 = choose(aligned_shape(144, 2, 8));
+  EXPECT_EQ(bf16_144.width, 6);
+  EXPECT_EQ(bf16_144.packs_per_lane, 3);
+  EXPECT_EQ(bf16_144.rows_per_group, 1);
+  for (int64_t cols : {128, 136, 152, 200}) EXPECT_EQ(choose(aligned_shape(cols, 2, 8)).width, 8) << cols;
+  EXPECT_EQ(choose(aligned_shape(72, 4, 4)).width, 8);  // fp32 rows of 18 packs
 }
 
 TEST(Dispatch, OneColumnRowsUseOneLaneEach) {
@@ -280,12 +286,11 @@ TEST(Dispatch, WarpRowsFillTheirLanes) {
 }
 
 // Every warp plan is one of kWarpConfigs (launch_warp matches K, R, the edge and the width; no match is
-// no kernel),
-// over element sizes, operand counts and rows with and without partial packs. Groups that take the
-// row's partial first and last packs do so one element a lane: kEdgeSlots per lane cover them only over
-// kMinEdgeThreads lanes or more; their lanes hold the row's whole packs; two such rows a lane fit
-// kStoredBytesPerThread. A configuration some ops opt into is planned only where launch_warp builds it
-// (warp_config_offered).
+// no kernel), over element sizes, operand counts and rows with and without partial packs. Groups that
+// take the row's partial first and last packs do so one element a lane: kEdgeSlots per lane cover them
+// only over kMinEdgeThreads lanes or more; their lanes hold the row's whole packs; two such rows a lane
+// fit kStoredBytesPerThread. A configuration planned for some ops or values only is planned only where
+// launch_warp builds it (warp_config_offered).
 TEST(Dispatch, WarpPlansAreLaunchedConfigs) {
   for (int elem_bytes : {1, 2, 4, 8}) {
     for (int pack = 1; pack * elem_bytes <= 16; pack *= 2) {

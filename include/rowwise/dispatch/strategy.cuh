@@ -63,7 +63,8 @@ struct WarpConfig {
   PackEnds ends;
   bool edge_lanes;
   bool op_opt_in = false;  // planned only for ops that ask (warp_config_offered)
-  int lanes = 0;           // > 0: groups of exactly this many lanes, for rows of as many packs (else a power of two)
+  int lanes = 0;           // > 0: groups of exactly this many lanes (else a power of two)
+  int value_bytes = 0;     // > 0: only rows of values of this many bytes on chip
 };
 // Every K up to 8, so that a row fills its lanes: with K in {1, 2, 4, 8} a row of 129-192 packs took
 // 256 slots and ran at the share it filled (fp32 553 columns 81 %, bf16 1500 columns 74 %). At 2 packs
@@ -81,21 +82,28 @@ struct WarpConfig {
 // 89 / 94 %, log_softmax +9-14, fp32 softmax and log_softmax 36 / 40 +3-6; but fp32 rows of 12 packs
 // -1 (those keep 8 lanes of 2), absmax_scale -1.5 to -5.5 and the gradients -4 to +6 ("Three packs a
 // lane for two rows").
-// Rows of 3 or 5 whole 16-byte packs of 2- or 4-byte values (bf16 24 / 40 columns, fp32 12 / 20) take
-// groups of exactly 3 or 5 lanes of one pack, 10 or 6 groups a warp (lanes: group_allreduce), where 4
-// lanes of 1 or 2 packs left a quarter or 3 of 8 slots empty. H200, A/B same job: bf16 / fp16 24
-// columns softmax 69 / 72 -> 87 / 88 %, log_softmax +13-14, int8 outputs +13-15; 40 columns softmax
-// +14-15 (86-88 %), log_softmax +6-7, absmax_scale +5, int8 +5-6; fp32 12 / 20 +2-14 (softmax 84 / 85
-// -> 95 / 96 %); absmax_scale of 24 / 12 columns -0.5 to -1.3. Rows of 6 or 7 packs lost so (bf16 56
-// columns log_softmax 89.5 -> 79.6 %, int8 outputs of fp32 28 88 -> 73) and keep powers of two ("Warp
-// groups of 3 or 5 lanes").
+// Groups of exactly `lanes` lanes (any count; group_allreduce) take rows of whole 16-byte packs of 2-
+// or 4-byte values that fill their every slot, where a power of two left many empty (the warp's last
+// 32 % lanes lanes idle). Rows of 3 or 5 packs (bf16 24 / 40 columns, fp32 12 / 20), a quarter or 3 of
+// 8 slots empty before, take 3 or 5 lanes of one pack; 16-bit rows of 18 packs (144 columns), 8 lanes of
+// 3 before, 6 lanes of 3. H200, A/B same job: bf16 / fp16 24 columns softmax 69 / 72 -> 87 / 88 %,
+// log_softmax +13-14, int8 outputs +13-15; 40 columns softmax +14-15 (86-88 %), log_softmax +6-7,
+// absmax_scale +5, int8 +5-6; fp32 12 / 20 +2-14 (softmax 84 / 85 -> 95 / 96 %); 144 columns +1-9
+// (softmax 88 -> 92 %, log_softmax 84-86 -> 93-94); absmax_scale of 24 / 12 columns -0.5 to -1.3.
+// H100: 24 / 40 columns +0.4-4.9, fp32 12 / 20 -0.9 to +6.1, 144 columns -2.4 to +0.4. Lost, so not
+// configured: rows of 6 or 7 packs in as many lanes (H200, bf16 56 columns log_softmax 89.5 -> 79.6 %,
+// int8 outputs of fp32 28 88 -> 73; at two rows a group as well), 16-bit rows of 17 packs in 6 lanes of
+// 3 (136 columns: H200 -2 to +7, H100 -0.6 to -4.1), 16-bit rows of 25 packs in 5 lanes of 5 (200
+// columns -3.5 to -7.3), fp32 rows of 17-18 packs in 6 lanes of 3 (-0.6 to -2.9; int8 outputs +3-5)
+// ("Warp groups of any width").
 inline constexpr WarpConfig kWarpConfigs[] = {
     {1, 4, PackEnds::kAny, false},    {2, 2, PackEnds::kWhole, false},  {2, 2, PackEnds::kPartial, true},
     {2, 1, PackEnds::kPartial, true}, {3, 2, PackEnds::kPartial, true}, {3, 1, PackEnds::kAny, true},
     {3, 2, PackEnds::kWhole, false, true},
     {4, 2, PackEnds::kPartial, true}, {4, 1, PackEnds::kAny, true},     {5, 1, PackEnds::kAny, true},
     {6, 1, PackEnds::kAny, true},     {7, 1, PackEnds::kAny, true},     {8, 1, PackEnds::kAny, true},
-    {1, 4, PackEnds::kWhole, false, false, 3}, {1, 4, PackEnds::kWhole, false, false, 5}};
+    {1, 4, PackEnds::kWhole, false, false, 3}, {1, 4, PackEnds::kWhole, false, false, 5},
+    {3, 1, PackEnds::kWhole, false, false, 6, 2}};
 inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
 // Rows of 4-byte values longer than this many packs keep 8 lanes of 2 packs (fp32 48 columns: kWarpConfigs).
 inline constexpr int64_t kMaxThreePackPairs4ByteRowPacks = 11;
@@ -116,7 +124,7 @@ constexpr bool warp_config_fits(const WarpConfig& c, int pack, int pack_value_by
 // values only, the rows measured. launch_warp builds no kernel where it is false.
 constexpr bool warp_config_offered(const WarpConfig& c, bool op_pairs, int pack, int value_bytes) {
   const bool measured_packs = pack * value_bytes == kMaxPackBytes && (value_bytes == 2 || value_bytes == 4);
-  if (c.lanes > 0 && !measured_packs) return false;
+  if ((c.lanes > 0 && !measured_packs) || (c.value_bytes > 0 && c.value_bytes != value_bytes)) return false;
   return !c.op_opt_in || (op_pairs && measured_packs);
 }
 
@@ -461,15 +469,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
         plan->edge = c.edge_lanes;
         plan->threads = kWarpBlockThreads;
       };
-      // Rows of exactly a configuration's lanes in packs fill its every slot.
-      for (const WarpConfig& c : kWarpConfigs) {
-        if (c.lanes > 0 && c.lanes == shape.max_packs && !shape.partial_packs() &&
-            warp_config_offered(c, shape.three_pack_pairs, shape.pack, shape.value_bytes)) {
-          take(c, c.lanes, c.lanes);
-          break;
-        }
-      }
-      for (int width = lanes_for(std::max<int64_t>(min_width, 1)); width <= 32 && best_slots == 0; width *= 2) {
+      for (int width = lanes_for(std::max<int64_t>(min_width, 1)); width <= 32; width *= 2) {
         for (const WarpConfig& c : kWarpConfigs) {
           if (c.lanes > 0) continue;
           const int64_t slots = int64_t(c.packs_per_lane) * width;
@@ -486,6 +486,16 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           if (best_slots == 0 || slots < best_slots) take(c, width, slots);
           break;
         }
+      }
+      // Groups of exactly c.lanes lanes: rows of whole packs filling their slots, where the power of two
+      // left some empty.
+      for (const WarpConfig& c : kWarpConfigs) {
+        const int64_t slots = int64_t(c.lanes) * c.packs_per_lane;
+        if (c.lanes == 0 || shape.partial_packs() || shape.max_packs != slots) continue;
+        if (best_slots > 0 && slots >= best_slots) continue;
+        if (!warp_config_offered(c, shape.three_pack_pairs, shape.pack, shape.value_bytes)) continue;
+        take(c, c.lanes, slots);
+        break;
       }
       if (best_slots == 0) return false;
       const int64_t rows_per_block = warp_rows_per_block(*plan);

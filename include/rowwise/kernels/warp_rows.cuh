@@ -43,8 +43,8 @@ __device__ inline int line_shift(const RowIo& io, int first_whole, int whole_pac
   return offset + whole_packs <= K * width ? offset : 0;
 }
 
-// Lanes > 0: groups of exactly Lanes lanes (rows of Lanes packs, K = 1), any count, where a power of
-// two would leave lanes empty; the warp's last 32 % Lanes lanes hold no row.
+// Lanes > 0: groups of exactly Lanes lanes, any count, for rows that fill their slots where a power
+// of two would leave many empty (dispatch/strategy.cuh); the warp's last 32 % Lanes lanes hold no row.
 template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, class Io>
 __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t cols, int runtime_width) {
   using RowIo = typename Io::Row;
