@@ -120,8 +120,9 @@ constexpr bool warp_config_fits(const WarpConfig& c, int pack, int pack_value_by
 }
 
 // Whether configuration c may be planned for an op (op_pairs: kOpPairsThreePackRows) with packs of
-// `pack` values of value_bytes on chip: opt-in configurations take 16-byte packs of 2- and 4-byte
-// values only, the rows measured. launch_warp builds no kernel where it is false.
+// `pack` values of value_bytes on chip: opt-in and exact-width configurations take 16-byte packs of 2-
+// and 4-byte values only, the rows measured, and one of given value_bytes those values only.
+// launch_warp builds no kernel where it is false.
 constexpr bool warp_config_offered(const WarpConfig& c, bool op_pairs, int pack, int value_bytes) {
   const bool measured_packs = pack * value_bytes == kMaxPackBytes && (value_bytes == 2 || value_bytes == 4);
   if ((c.lanes > 0 && !measured_packs) || (c.value_bytes > 0 && c.value_bytes != value_bytes)) return false;

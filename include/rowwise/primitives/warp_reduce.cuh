@@ -66,8 +66,9 @@ template <class S, class Combine> __device__ inline S warp_reduce(S v, Combine c
 // two): each lane combines windows of lanes that follow it round its group, of doubling sizes, those
 // of W's binary digits back to back, so that every lane's state enters once: W = 3 takes 2 shuffles,
 // 5 and 6 take 3, 7 takes 4. Lanes combine in different orders, so sums may differ by rounding from
-// lane to lane. Lanes past the warp's last whole group (32 % W of them) shuffle among lanes of no
-// group and end with nothing meaningful. Assumptions: all 32 lanes call it.
+// lane to lane. Lanes past the warp's last whole group (32 % W of them) read each other and lanes past
+// the warp's end (which __shfl_sync wraps to its first), and end with nothing meaningful.
+// Assumptions: all 32 lanes call it.
 template <int W, class S, class Combine> __device__ inline S group_allreduce(S v, Combine combine, int group_lane) {
   S window = v;  // the lanes [group_lane, group_lane + size) round the group
   S total = v;   // the lanes [group_lane, group_lane + covered)
