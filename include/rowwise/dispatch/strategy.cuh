@@ -82,9 +82,9 @@ struct WarpConfig {
 // 89 / 94 %, log_softmax +9-14, fp32 softmax and log_softmax 36 / 40 +3-6; but fp32 rows of 12 packs
 // -1 (those keep 8 lanes of 2), absmax_scale -1.5 to -5.5 and the gradients -4 to +6 ("Three packs a
 // lane for two rows").
-// Groups of exactly `lanes` lanes (any count; group_allreduce) take rows of whole 16-byte packs of 2-
-// or 4-byte values that fill their every slot, where a power of two left many empty (the warp's last
-// 32 % lanes lanes idle). Rows of 3 or 5 packs (bf16 24 / 40 columns, fp32 12 / 20), a quarter or 3 of
+// Groups of exactly `lanes` lanes (any count; any_width_allreduce) take rows of whole 16-byte packs of
+// 2- or 4-byte values that fill their every slot, where a power of two left many empty (the warp's
+// last 32 % lanes lanes idle). Rows of 3 or 5 packs (bf16 24 / 40 columns, fp32 12 / 20), a quarter or 3 of
 // 8 slots empty before, take 3 or 5 lanes of one pack; 16-bit rows of 18 packs (144 columns), 8 lanes of
 // 3 before, 6 lanes of 3. H200, A/B same job: bf16 / fp16 24 columns softmax 69 / 72 -> 87 / 88 %,
 // log_softmax +13-14, int8 outputs +13-15; 40 columns softmax +14-15 (86-88 %), log_softmax +6-7,

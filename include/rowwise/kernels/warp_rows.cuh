@@ -127,7 +127,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
     // Unrolled in lanes of few packs; in fuller lanes ptxas then kept the row unpacked (warp_reduce.cuh).
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      if constexpr (Lanes > 0) state[r] = group_allreduce<Lanes>(state[r], CombineOf<Op>{}, group_lane);
+      if constexpr (Lanes > 0) state[r] = any_width_allreduce<Lanes>(state[r], CombineOf<Op>{}, group_lane);
       else state[r] = warp_allreduce<kFewPacks>(state[r], CombineOf<Op>{}, width);
     }
 #pragma unroll

@@ -50,15 +50,17 @@ __device__ inline MaxSum<A> warp_allreduce(MaxSum<A> v, Combine combine, int wid
   }
 }
 
-// group_allreduce of MaxSum states, as warp_allreduce's: the maximum over windows of doubling sizes
-// (overlapping windows change no maximum), then each lane's rescaled sum over group_allreduce's windows.
+// any_width_allreduce of MaxSum states, as warp_allreduce's: the maximum over windows of doubling
+// sizes (overlapping windows change no maximum), then each lane's rescaled sum over the generic
+// one's windows.
 template <int W, class A, class Combine>
-__device__ inline MaxSum<A> group_allreduce(MaxSum<A> v, Combine, int group_lane) {
+__device__ inline MaxSum<A> any_width_allreduce(MaxSum<A> v, Combine, int group_lane) {
   A m = v.m;
 #pragma unroll
   for (int size = 1; size < W; size *= 2) m = math::max(m, shfl_from(m, group_lane_after<W>(group_lane, size)));
   const A shift = m == -math::infinity<A>() ? A(0) : m;
-  const A s = group_allreduce<W>(v.s * math::exp(v.m - shift), [](A a, A b) { return a + b; }, group_lane);
+  const A scaled = v.s * math::exp(v.m - shift);
+  const A s = any_width_allreduce<W>(scaled, [](A a, A b) { return a + b; }, group_lane);
   return {m, s};
 }
 

@@ -1,5 +1,5 @@
 // Warp-level reductions over groups of `width` consecutive lanes (width a power of two, 1..32; any
-// width 1..32 for group_allreduce).
+// width 1..32 for any_width_allreduce).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -69,7 +69,8 @@ template <class S, class Combine> __device__ inline S warp_reduce(S v, Combine c
 // lane to lane. Lanes past the warp's last whole group (32 % W of them) read each other and lanes past
 // the warp's end (which __shfl_sync wraps to its first), and end with nothing meaningful.
 // Assumptions: all 32 lanes call it.
-template <int W, class S, class Combine> __device__ inline S group_allreduce(S v, Combine combine, int group_lane) {
+template <int W, class S, class Combine>
+__device__ inline S any_width_allreduce(S v, Combine combine, int group_lane) {
   S window = v;  // the lanes [group_lane, group_lane + size) round the group
   S total = v;   // the lanes [group_lane, group_lane + covered)
   int covered = 0;
