@@ -103,6 +103,26 @@ TEST(Dispatch, RowsFillingExactLaneGroupsTakeThem) {
   EXPECT_EQ(choose(aligned_shape(72, 4, 4)).width, 8);  // fp32 rows of 18 packs
 }
 
+// Rows of 9 or 10 whole 16-byte packs quantized to a narrower output (int8 / fp8) take 3 lanes of 3
+// packs or 5 of 2, two rows a group; rows not quantized keep 8 lanes of 2 (or 4 lanes of 3 for the ops
+// that pair rows of 3-pack lanes).
+TEST(Dispatch, QuantizedRowsOfNineOrTenPacksTakeExactLaneGroups) {
+  for (auto [cols, elem_bytes] : {std::pair<int64_t, int>{72, 2}, {80, 2}, {36, 4}, {40, 4}}) {
+    RowShape s = aligned_shape(cols, elem_bytes, 16 / elem_bytes);
+    const int packs = static_cast<int>(s.max_packs);
+    EXPECT_EQ(choose(s).width, 8) << cols;
+    s.narrows_output = true;
+    const Plan p = choose(s);
+    EXPECT_EQ(p.strategy, Strategy::kWarp) << cols;
+    EXPECT_EQ(p.width, packs == 9 ? 3 : 5) << cols;
+    EXPECT_EQ(p.packs_per_lane, packs == 9 ? 3 : 2) << cols;
+    EXPECT_EQ(p.rows_per_group, 2) << cols;
+  }
+  RowShape six_packs = aligned_shape(48, 2, 8);
+  six_packs.narrows_output = true;
+  EXPECT_EQ(choose(six_packs).width, 4);
+}
+
 TEST(Dispatch, OneColumnRowsUseOneLaneEach) {
   const Plan p = choose(aligned_shape(1, 4, 1));
   EXPECT_EQ(p.strategy, Strategy::kWarp);
@@ -297,23 +317,26 @@ TEST(Dispatch, WarpPlansAreLaunchedConfigs) {
       for (int inputs : {1, 2}) {
         for (int64_t cols = 1; cols <= 2048; ++cols) {
           for (bool ragged : {false, true}) {
-            for (bool pairs : {false, true}) {
+            for (int ask = 0; ask < 4; ++ask) {
+              const bool pairs = ask & 1, narrows = ask & 2;
               RowShape s = ragged ? ragged_shape(cols, elem_bytes, pack) : aligned_shape(cols, elem_bytes, pack);
               s.value_bytes = elem_bytes * inputs;
               s.inputs = inputs;
               s.three_pack_pairs = pairs;
+              s.narrows_output = narrows;
               Plan p;
               if (!rowwise::choose_plan(s, kHopper, Strategy::kWarp, &p)) continue;
               const std::string where = std::to_string(elem_bytes) + "-byte x " + std::to_string(pack) + ", " +
                                         std::to_string(inputs) + " inputs, cols " + std::to_string(cols) +
-                                        (ragged ? " ragged" : "") + (pairs ? " pairs" : "");
+                                        (ragged ? " ragged" : "") + (pairs ? " pairs" : "") +
+                                        (narrows ? " narrowing" : "");
               int matches = 0;
               for (const rowwise::WarpConfig& c : rowwise::kWarpConfigs) {
                 if (c.packs_per_lane != p.packs_per_lane || c.rows_per_group != p.rows_per_group ||
                     c.edge_lanes != p.edge || !rowwise::warp_config_width(c, p.width))
                   continue;
                 ++matches;
-                EXPECT_TRUE(rowwise::warp_config_offered(c, pairs, pack, s.value_bytes)) << where;
+                EXPECT_TRUE(rowwise::warp_config_offered(c, pairs, narrows, pack, s.value_bytes)) << where;
               }
               EXPECT_EQ(matches, 1) << where;
               if (!p.edge) continue;
