@@ -119,6 +119,11 @@ inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
 inline constexpr int64_t kMaxThreePackPairs4ByteRowPacks = 11;
 inline constexpr int kMinGroupBytes = 64;
 
+// Whether configuration c takes rows with (partial) or without partial packs (RowShape::partial_packs).
+constexpr bool warp_config_ends(const WarpConfig& c, bool partial) {
+  return c.ends == PackEnds::kAny || (c.ends == PackEnds::kPartial) == partial;
+}
+
 // Whether a lane of configuration c holds its packs (`pack` elements, pack_value_bytes on chip): K
 // packs, or both edge-taking rows' packs, within kStoredBytesPerThread (one pack at least); rows of
 // one-element packs never end inside one. The planner and launch_warp share it, so no kernel is built
@@ -492,8 +497,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           if (!warp_config_offered(c, shape.three_pack_pairs, shape.narrows_output, shape.pack, shape.value_bytes))
             continue;
           if (c.op_opt_in && shape.value_bytes == 4 && shape.max_packs > kMaxThreePackPairs4ByteRowPacks) continue;
-          const bool partial = shape.partial_packs();
-          if ((c.ends == PackEnds::kWhole && partial) || (c.ends == PackEnds::kPartial && !partial)) continue;
+          if (!warp_config_ends(c, shape.partial_packs())) continue;
           if (c.edge_lanes && width < kMinEdgeThreads) continue;  // the edge's slots
           // Two edge-taking rows a group: rows of kMinTwoEdgeRowBytes or more.
           if (c.edge_lanes && c.rows_per_group > 1 && shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes)
@@ -506,8 +510,9 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       // left some empty.
       for (const WarpConfig& c : kWarpConfigs) {
         const int64_t slots = int64_t(c.lanes) * c.packs_per_lane;
-        if (c.lanes == 0 || shape.partial_packs() || shape.max_packs != slots) continue;
+        if (c.lanes == 0 || !warp_config_ends(c, shape.partial_packs()) || shape.max_packs != slots) continue;
         if (best_slots > 0 && slots >= best_slots) continue;
+        if (!warp_config_fits(c, shape.pack, shape.pack * shape.value_bytes)) continue;
         if (!warp_config_offered(c, shape.three_pack_pairs, shape.narrows_output, shape.pack, shape.value_bytes))
           continue;
         take(c, c.lanes, slots);
