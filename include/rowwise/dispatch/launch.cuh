@@ -125,10 +125,15 @@ cudaError_t launch_row_blocks(Kernel kernel, const Io& io, const RowShape& shape
                        shape.cols);
 }
 
-// Tiles of plan.rows_per_tile rows, one block each.
+// Tiles of plan.rows_per_tile rows, one block each; thread rows that keep their terms in a kernel with
+// the registers for as many as their runs hold (kTileKeepsTerms).
 template <class Op, class Io>
 cudaError_t launch_tile(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream) {
-  auto kernel = tile_rows_kernel<Op, Io>;
+  auto kernel = tile_rows_kernel<Op, Io, 0>;
+  if constexpr (kTileKeepsTerms<Op, typename Io::Row>) {
+    if (shape.cols <= kTileChunk) kernel = tile_rows_kernel<Op, Io, 1>;
+    else if (shape.cols <= kTileKeptRuns * kTileChunk) kernel = tile_rows_kernel<Op, Io, kTileKeptRuns>;
+  }
   if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
   return launch_kernel(kernel, grid_for(shape.rows, plan.rows_per_tile, plan), plan.threads, plan.smem_bytes, stream, io,
                        shape.rows, shape.cols, plan.rows_per_tile, plan.width);

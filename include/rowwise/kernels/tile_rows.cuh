@@ -7,7 +7,8 @@
 // accesses (tile_rows_of_whole_accesses).
 // A row is reduced and mapped from shared memory by one thread (short ragged rows, which dispatch
 // gives tiles: the other strategies fall back to 2- or 4-byte packs there), in runs of consecutive
-// elements, 16-bit ones two a 32-bit access; or by a group of threads, one element a thread per
+// elements, 16-bit ones two a 32-bit access (16-bit softmax rows of up to 32 columns keep the
+// reduction's exps for the map); or by a group of threads, one element a thread per
 // access and a shuffle reduction a row (forced tiles of longer rows: instructions that packs in
 // registers do not cost, so dispatch keeps longer rows off tiles).
 // Each operand's plane puts element 0 at the same offset from a 16-byte boundary as in global
@@ -25,12 +26,23 @@
 namespace rowwise {
 
 inline constexpr int kTileThreads = 256;
-// Blocks an SM must hold (__launch_bounds__): as many as its threads allow, 32 registers a thread
-// (unbounded, fp32 softmax_backward's thread rows took 40: 6 blocks). Doubles, which dispatch keeps
-// off tiles, are not bounded (they spilled 60-1400 bytes).
-template <class Op> inline constexpr int kTileMinBlocksPerSm = sizeof(typename Op::Acc) == 4 ? 8 : 0;
 // Elements a thread reads before it reduces them: one Op::reduce<kTileChunk> per combine.
 inline constexpr int kTileChunk = 8;
+// Thread rows of 16-bit elements whose op keeps its terms (softmax's exps, kOpKeepsTerms) keep them
+// in registers for the map, which then multiplies each run's terms by one scale where it read,
+// converted and exponentiated the row again. A kernel keeps rows of up to kKeptRuns runs so (launch.cuh
+// picks it by the row's runs): rows of one run in 32 registers, of 2-4 runs in 64 (their 32 terms;
+// 4 blocks an SM, where rows of 9-32 columns held 5-7 by shared memory), longer rows in a kernel
+// that keeps none.
+inline constexpr int kTileKeptRuns = 4;
+template <class Op, class RowIo>
+inline constexpr bool kTileKeepsTerms = kOpKeepsTerms<Op> && sizeof(typename RowIo::Stored) == 2;
+// Blocks an SM must hold (__launch_bounds__): as many as its threads allow, 32 registers a thread
+// (unbounded, fp32 softmax_backward's thread rows took 40: 6 blocks), 64 where rows of several runs
+// keep their terms (bounded to 5 blocks, 48 registers, they spilled 160 bytes). Doubles, which
+// dispatch keeps off tiles, are not bounded (they spilled 60-1400 bytes).
+template <class Op, int kKeptRuns>
+inline constexpr int kTileMinBlocksPerSm = kKeptRuns > 1 ? 4 : sizeof(typename Op::Acc) == 4 ? 8 : 0;
 inline constexpr int kTileAccessBytes = 16;
 
 // Bytes of shared memory a plane of `elements` elements of `elem_bytes` takes: its offset (less than
@@ -132,32 +144,85 @@ __device__ inline typename Op::State reduce_thread_row_run(const typename RowIo:
   return Op::template reduce<M>(v);
 }
 
-// Maps a run into the row's output (`out`: its element 0 in the output plane).
+// The same, keeping each value's term (kTileKeepsTerms) in `terms`.
+template <class Op, class RowIo, int M, bool kTail>
+__device__ inline typename Op::State reduce_thread_row_run_keeping(const typename RowIo::Stored* const* rows, int j,
+                                                                  int c, typename Op::Acc* terms) {
+  if constexpr (kTail && M > 2) {
+    if (c - j <= M - 2) return reduce_thread_row_run_keeping<Op, RowIo, M - 2, true>(rows, j, c, terms);
+  }
+  typename Op::In v[M];
+  RowIo::template staged_run<M>(rows, j, v);
+  if (kTail && c - j < M) v[M - 1] = Op::pad();
+  return Op::template reduce_keeping<M>(v, terms);
+}
+
+// Stores a run's M values mapped(i) into the row's output (`out`: its element 0 in the output plane);
+// a last run (kTail) its M - 1 or M elements of the row's c, mapping the last only where it is one.
+template <int M, bool kTail, class Out, class Mapped>
+__device__ inline void store_thread_row_run(Out* out, int j, int c, const Mapped& mapped) {
+  if constexpr (kTail) {
+#pragma unroll
+    for (int i = 0; i < M - 1; ++i) out[j + i] = store_as<Out>(mapped(i));
+    if (c - j == M) out[j + M - 1] = store_as<Out>(mapped(M - 1));
+  } else {
+    decltype(mapped(0)) values[M];
+#pragma unroll
+    for (int i = 0; i < M; ++i) values[i] = mapped(i);
+    store_staged_run<M>(out, j, values);
+  }
+}
+
+// Maps a run into the row's output.
 template <class Op, class RowIo, int M, bool kTail>
 __device__ inline void map_thread_row_run(const typename RowIo::Stored* const* rows, typename RowIo::Out* out, int j,
                                           int c, const typename Op::Final& fin) {
-  using Out = typename RowIo::Out;
   if constexpr (kTail && M > 2) {
     if (c - j <= M - 2) return map_thread_row_run<Op, RowIo, M - 2, true>(rows, out, j, c, fin);
   }
   typename Op::In v[M];
   RowIo::template staged_run<M>(rows, j, v);
-  if constexpr (kTail) {
-#pragma unroll
-    for (int i = 0; i < M - 1; ++i) out[j + i] = store_as<Out>(Op::map(v[i], fin));
-    if (c - j == M) out[j + M - 1] = store_as<Out>(Op::map(v[M - 1], fin));
-  } else {
-    typename Op::Acc mapped[M];
-#pragma unroll
-    for (int i = 0; i < M; ++i) mapped[i] = Op::map(v[i], fin);
-    store_staged_run<M>(out, j, mapped);
+  store_thread_row_run<M, kTail>(out, j, c, [&](int i) { return Op::map(v[i], fin); });
+}
+
+// Maps a run from the terms reduce_thread_row_run_keeping kept, times `scale` (Op::kept_scale).
+template <class Op, int M, bool kTail, class Out>
+__device__ inline void map_thread_row_run_kept(Out* out, int j, int c, const typename Op::Acc* terms,
+                                               typename Op::Acc scale) {
+  if constexpr (kTail && M > 2) {
+    if (c - j <= M - 2) return map_thread_row_run_kept<Op, M - 2, true>(out, j, c, terms, scale);
   }
+  store_thread_row_run<M, kTail>(out, j, c, [&](int i) { return Op::map_kept(terms[i], scale); });
+}
+
+// A thread row of at most kKeptRuns runs whose terms stay in registers (kTileKeepsTerms).
+template <class Op, class RowIo, int kKeptRuns>
+__device__ inline typename Op::Final thread_row_keeping(const typename RowIo::Stored* const* rows,
+                                                        typename RowIo::Out* out, int c) {
+  constexpr int K = kTileChunk;
+  typename Op::Acc terms[kKeptRuns][K];
+  typename Op::State runs[kKeptRuns];
+  typename Op::State state = Op::identity();
+#pragma unroll
+  for (int r = 0; r < kKeptRuns && r * K < c; ++r) {
+    runs[r] = r * K + K <= c ? reduce_thread_row_run_keeping<Op, RowIo, K, false>(rows, r * K, c, terms[r])
+                             : reduce_thread_row_run_keeping<Op, RowIo, K, true>(rows, r * K, c, terms[r]);
+    state = Op::combine(state, runs[r]);
+  }
+  const auto fin = Op::finalize(state);
+#pragma unroll
+  for (int r = 0; r < kKeptRuns && r * K < c; ++r) {
+    const typename Op::Acc scale = Op::kept_scale(runs[r], fin);
+    if (r * K + K <= c) map_thread_row_run_kept<Op, K, false>(out, r * K, c, terms[r], scale);
+    else map_thread_row_run_kept<Op, K, true>(out, r * K, c, terms[r], scale);
+  }
+  return fin;
 }
 
 // A tile's row (`row` of the tensor, from plane element `start`) by one thread (groups of width 1):
 // runs of kTileChunk elements, the whole ones without the per-element bound tests that only the
 // row's last run needs.
-template <class Op, class Io>
+template <class Op, int kKeptRuns, class Io>
 __device__ inline void thread_row(const Io& io, const typename Io::Row::Stored* const* planes,
                                   typename Io::Row::Out* out, int64_t row, int start, int c) {
   using RowIo = typename Io::Row;
@@ -166,6 +231,9 @@ __device__ inline void thread_row(const Io& io, const typename Io::Row::Stored* 
 #pragma unroll
   for (int i = 0; i < Io::kInputs; ++i) rows[i] = planes[i] + start;
   typename RowIo::Out* const out_row = out + start;
+  if constexpr (kKeptRuns > 0 && kTileKeepsTerms<Op, RowIo>) {
+    if (c <= kKeptRuns * K) return Op::emit(io, row, thread_row_keeping<Op, RowIo, kKeptRuns>(rows, out_row, c));
+  }
   typename Op::State state = Op::identity();
   int j = 0;
   for (; j + K <= c; j += K) state = Op::combine(state, reduce_thread_row_run<Op, RowIo, K, false>(rows, j, c));
@@ -181,16 +249,17 @@ __device__ inline void thread_row(const Io& io, const typename Io::Row::Stored* 
 // access; 2 rows apart, c words, an odd stride, each lane has its own bank (int8 outputs of bf16 rows
 // of 43-57 columns 69 -> 93 %). The block's threads still take its first blockDim.x rows: warp w the
 // rows of the same 64 as warp w ^ 1. A template, so that the kernels' other rows keep their code.
-template <class Op, class Io, int kSpread>
+template <class Op, int kKeptRuns, int kSpread, class Io>
 __device__ inline void thread_rows(const Io& io, const typename Io::Row::Stored* const* planes,
                                    typename Io::Row::Out* out, int64_t first_row, int tile_rows, int c) {
   const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   const int first = (warp - warp % kSpread) * kWarpSize + lane * kSpread + warp % kSpread;
-  for (int r = first; r < tile_rows; r += blockDim.x) thread_row<Op>(io, planes, out, first_row + r, r * c, c);
+  for (int r = first; r < tile_rows; r += blockDim.x)
+    thread_row<Op, kKeptRuns>(io, planes, out, first_row + r, r * c, c);
 }
 
-template <class Op, class Io>
-__global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op>)
+template <class Op, class Io, int kKeptRuns>
+__global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op, kKeptRuns>)
     tile_rows_kernel(Io io, int64_t rows, int64_t cols, int rows_per_tile, int width) {
   using RowIo = typename Io::Row;
   using Stored = typename RowIo::Stored;
@@ -226,9 +295,9 @@ __global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op>)
       // Spread past 16 columns: shorter rows lost 1-5 points where each row emits (absmax_scale's
       // scales, written 2 rows apart).
       if (sizeof(Stored) == 2 && (c & 1) && c > 16)
-        thread_rows<Op, Io, 2>(io, planes, out, first_row, tile_rows, c);
+        thread_rows<Op, kKeptRuns, 2>(io, planes, out, first_row, tile_rows, c);
       else
-        thread_rows<Op, Io, 1>(io, planes, out, first_row, tile_rows, c);
+        thread_rows<Op, kKeptRuns, 1>(io, planes, out, first_row, tile_rows, c);
     }
     // Else rows group by group; the trip count is the block's, so wide groups may meet at barriers.
     for (int r = group; width > 1 && r - group < tile_rows; r += groups, parity ^= 1) {
