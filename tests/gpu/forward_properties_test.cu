@@ -199,28 +199,31 @@ TEST(ForwardProperties, StrategiesRunAfterADeviceReset) {
   }
 }
 
-// Tiles of 16-bit softmax rows keep each run's exps for the map (kernels/tile_rows.cuh): rows of one
-// run in every tile kernel, of 2-4 runs in a kernel of their own, longer rows read again. Every length
-// through 64 columns, so that every last run (8, 6, 4 or 2 long; full or one short) meets each kernel.
-template <class T> void check_short_softmax_rows_in_tiles() {
+// Tiles of 16-bit rows keep each run's values (softmax: exps) for the map (kernels/tile_rows.cuh):
+// rows of one run in every tile kernel, of 2-4 runs in a kernel of their own, longer rows read again.
+// Every length through 64 columns, so that every last run (8, 6, 4 or 2 long; full or one short)
+// meets each kernel.
+template <class T> void check_short_rows_in_tiles() {
   const char* layouts[] = {"contiguous", "misaligned-both", "in-place"};
   for (int64_t cols = 1; cols <= 64; ++cols) {
     for (int i = 0; i < 3; ++i) {
       const Values values = (cols + i) % 2 ? Values::kSpecialRows : Values::kLarge;
-      for (rowwise::Strategy s : {rowwise::Strategy::kAuto, rowwise::Strategy::kTile}) {
-        const CaseReport r = check_forward_case<T>(Op::kSoftmax, 515, cols, values, forward_layout(layouts[i]), {s},
-                                                   cols * 7 + i);
-        EXPECT_TRUE(r.ok()) << rowwise::strategy_name(s) << " cols " << cols << " " << layouts[i] << " "
-                            << values_name(values) << ": " << r.summary();
+      for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {
+        for (rowwise::Strategy s : {rowwise::Strategy::kAuto, rowwise::Strategy::kTile}) {
+          const CaseReport r =
+              check_forward_case<T>(op, 515, cols, values, forward_layout(layouts[i]), {s}, cols * 7 + i);
+          EXPECT_TRUE(r.ok()) << op_name(op) << " " << rowwise::strategy_name(s) << " cols " << cols << " "
+                              << layouts[i] << " " << values_name(values) << ": " << r.summary();
+        }
       }
     }
   }
 }
 
-TEST(ForwardProperties, ShortSoftmaxRowsInTilesOfEveryLength) {
+TEST(ForwardProperties, ShortForwardRowsInTilesOfEveryLength) {
   RW_REQUIRE_GPU();
-  check_short_softmax_rows_in_tiles<__nv_bfloat16>();
-  check_short_softmax_rows_in_tiles<__half>();
+  check_short_rows_in_tiles<__nv_bfloat16>();
+  check_short_rows_in_tiles<__half>();
 }
 
 }  // namespace

@@ -125,12 +125,12 @@ cudaError_t launch_row_blocks(Kernel kernel, const Io& io, const RowShape& shape
                        shape.cols);
 }
 
-// Tiles of plan.rows_per_tile rows, one block each; thread rows that keep their terms in a kernel with
-// the registers for as many as their runs hold (kTileKeepsTerms).
+// Tiles of plan.rows_per_tile rows, one block each; thread rows that keep their runs in a kernel with
+// the registers for as many as they hold (kTileKeepsRuns).
 template <class Op, class Io>
 cudaError_t launch_tile(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream) {
   auto kernel = tile_rows_kernel<Op, Io, 0>;
-  if constexpr (kTileKeepsTerms<Op, typename Io::Row>) {
+  if constexpr (kTileKeepsRuns<Op, typename Io::Row>) {
     if (shape.cols <= kTileChunk) kernel = tile_rows_kernel<Op, Io, 1>;
     else if (shape.cols <= kTileKeptRuns * kTileChunk) kernel = tile_rows_kernel<Op, Io, kTileKeptRuns>;
   }

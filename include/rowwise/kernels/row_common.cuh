@@ -261,6 +261,14 @@ template <class Op, class = void> inline constexpr bool kOpTakesEdgeInBlockRows 
 template <class Op>
 inline constexpr bool kOpTakesEdgeInBlockRows<Op, std::void_t<decltype(Op::kEdgeInBlockRows)>> = Op::kEdgeInBlockRows;
 
+// Whether tile thread rows of 16-bit values keep their values in registers for the map (kernels/
+// tile_rows.cuh) for an op of one input: an op sets kKeepsValuesInTileRows = true where that measured
+// faster.
+template <class Op, class = void> inline constexpr bool kOpKeepsValuesInTileRows = false;
+template <class Op>
+inline constexpr bool kOpKeepsValuesInTileRows<Op, std::void_t<decltype(Op::kKeepsValuesInTileRows)>> =
+    Op::kKeepsValuesInTileRows;
+
 // Whether warp rows of 9-12 whole packs go two a group at 3 packs a lane for the op (dispatch's
 // kWarpConfigs): an op sets kPairsThreePackRows = true where that measured faster.
 template <class Op, class = void> inline constexpr bool kOpPairsThreePackRows = false;

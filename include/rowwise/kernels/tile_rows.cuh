@@ -7,9 +7,9 @@
 // accesses (tile_rows_of_whole_accesses).
 // A row is reduced and mapped from shared memory by one thread (short ragged rows, which dispatch
 // gives tiles: the other strategies fall back to 2- or 4-byte packs there), in runs of consecutive
-// elements, 16-bit ones two a 32-bit access (16-bit softmax rows of up to 32 columns keep the
-// reduction's exps for the map); or by a group of threads, one element a thread per
-// access and a shuffle reduction a row (forced tiles of longer rows: instructions that packs in
+// elements, 16-bit ones two a 32-bit access (16-bit softmax and log_softmax rows of up to 32 columns
+// keep the reduction's exps or the values for the map); or by a group of threads, one element a
+// thread per access and a shuffle reduction a row (forced tiles of longer rows: instructions that packs in
 // registers do not cost, so dispatch keeps longer rows off tiles).
 // Each operand's plane puts element 0 at the same offset from a 16-byte boundary as in global
 // memory, so the global and shared addresses of every 16-byte access are both aligned, whatever the
@@ -28,18 +28,20 @@ namespace rowwise {
 inline constexpr int kTileThreads = 256;
 // Elements a thread reads before it reduces them: one Op::reduce<kTileChunk> per combine.
 inline constexpr int kTileChunk = 8;
-// Thread rows of 16-bit elements whose op keeps its terms (softmax's exps, kOpKeepsTerms) keep them
-// in registers for the map, which then multiplies each run's terms by one scale where it read,
-// converted and exponentiated the row again. A kernel keeps rows of up to kKeptRuns runs so (launch.cuh
-// picks it by the row's runs): rows of one run in 32 registers, of 2-4 runs in 64 (their 32 terms;
-// 4 blocks an SM, where rows of 9-32 columns held 5-7 by shared memory), longer rows in a kernel
-// that keeps none.
+// Thread rows of 16-bit elements keep in registers what the map needs from the reduction: softmax
+// its terms (the exps, kOpKeepsTerms), which the map multiplies by one scale a run where it read,
+// converted and exponentiated the row again; log_softmax its values (kOpKeepsValuesInTileRows),
+// which the map takes where it read and converted the row again. A kernel keeps rows of up to
+// kKeptRuns runs so (launch.cuh picks it by the row's runs): rows of one run in 32 registers, of 2-4
+// runs in 64 (their 32 values; 4 blocks an SM, where rows of 9-32 columns held 5-7 by shared
+// memory), longer rows in a kernel that keeps none.
 inline constexpr int kTileKeptRuns = 4;
 template <class Op, class RowIo>
-inline constexpr bool kTileKeepsTerms = kOpKeepsTerms<Op> && sizeof(typename RowIo::Stored) == 2;
+inline constexpr bool kTileKeepsRuns = sizeof(typename RowIo::Stored) == 2 &&
+                                       (kOpKeepsTerms<Op> || kOpKeepsValuesInTileRows<Op>);
 // Blocks an SM must hold (__launch_bounds__): as many as its threads allow, 32 registers a thread
 // (unbounded, fp32 softmax_backward's thread rows took 40: 6 blocks), 64 where rows of several runs
-// keep their terms (bounded to 5 blocks, 48 registers, they spilled 160 bytes). Doubles, which
+// keep their terms or values (bounded to 5 blocks, 48 registers, they spilled 160 bytes). Doubles, which
 // dispatch keeps off tiles, are not bounded (they spilled 60-1400 bytes).
 template <class Op, int kKeptRuns>
 inline constexpr int kTileMinBlocksPerSm = kKeptRuns > 1 ? 4 : sizeof(typename Op::Acc) == 4 ? 8 : 0;
@@ -144,17 +146,23 @@ __device__ inline typename Op::State reduce_thread_row_run(const typename RowIo:
   return Op::template reduce<M>(v);
 }
 
-// The same, keeping each value's term (kTileKeepsTerms) in `terms`.
+// The same, keeping what the map needs (kTileKeepsRuns) in `kept`: each value's term, or the value.
 template <class Op, class RowIo, int M, bool kTail>
 __device__ inline typename Op::State reduce_thread_row_run_keeping(const typename RowIo::Stored* const* rows, int j,
-                                                                  int c, typename Op::Acc* terms) {
+                                                                  int c, typename Op::Acc* kept) {
   if constexpr (kTail && M > 2) {
-    if (c - j <= M - 2) return reduce_thread_row_run_keeping<Op, RowIo, M - 2, true>(rows, j, c, terms);
+    if (c - j <= M - 2) return reduce_thread_row_run_keeping<Op, RowIo, M - 2, true>(rows, j, c, kept);
   }
-  typename Op::In v[M];
-  RowIo::template staged_run<M>(rows, j, v);
-  if (kTail && c - j < M) v[M - 1] = Op::pad();
-  return Op::template reduce_keeping<M>(v, terms);
+  if constexpr (kOpKeepsTerms<Op>) {
+    typename Op::In v[M];
+    RowIo::template staged_run<M>(rows, j, v);
+    if (kTail && c - j < M) v[M - 1] = Op::pad();
+    return Op::template reduce_keeping<M>(v, kept);
+  } else {
+    RowIo::template staged_run<M>(rows, j, kept);
+    if (kTail && c - j < M) kept[M - 1] = Op::pad();
+    return Op::template reduce<M>(kept);
+  }
 }
 
 // Stores a run's M values mapped(i) into the row's output (`out`: its element 0 in the output plane);
@@ -185,36 +193,43 @@ __device__ inline void map_thread_row_run(const typename RowIo::Stored* const* r
   store_thread_row_run<M, kTail>(out, j, c, [&](int i) { return Op::map(v[i], fin); });
 }
 
-// Maps a run from the terms reduce_thread_row_run_keeping kept, times `scale` (Op::kept_scale).
-template <class Op, int M, bool kTail, class Out>
-__device__ inline void map_thread_row_run_kept(Out* out, int j, int c, const typename Op::Acc* terms,
-                                               typename Op::Acc scale) {
+// Maps a run from what reduce_thread_row_run_keeping kept: terms times the run's `scale`
+// (Op::kept_scale), or values.
+template <class Op, int M, bool kTail, class Out, class Scale>
+__device__ inline void map_thread_row_run_kept(Out* out, int j, int c, const typename Op::Acc* kept,
+                                               const Scale& scale, const typename Op::Final& fin) {
   if constexpr (kTail && M > 2) {
-    if (c - j <= M - 2) return map_thread_row_run_kept<Op, M - 2, true>(out, j, c, terms, scale);
+    if (c - j <= M - 2) return map_thread_row_run_kept<Op, M - 2, true>(out, j, c, kept, scale, fin);
   }
-  store_thread_row_run<M, kTail>(out, j, c, [&](int i) { return Op::map_kept(terms[i], scale); });
+  store_thread_row_run<M, kTail>(out, j, c, [&](int i) {
+    if constexpr (kOpKeepsTerms<Op>) return Op::map_kept(kept[i], scale);
+    else return Op::map(kept[i], fin);
+  });
 }
 
-// A thread row of at most kKeptRuns runs whose terms stay in registers (kTileKeepsTerms).
+// A thread row of at most kKeptRuns runs whose terms or values stay in registers (kTileKeepsRuns).
 template <class Op, class RowIo, int kKeptRuns>
 __device__ inline typename Op::Final thread_row_keeping(const typename RowIo::Stored* const* rows,
                                                         typename RowIo::Out* out, int c) {
   constexpr int K = kTileChunk;
-  typename Op::Acc terms[kKeptRuns][K];
+  typename Op::Acc kept[kKeptRuns][K];
   typename Op::State runs[kKeptRuns];
   typename Op::State state = Op::identity();
 #pragma unroll
   for (int r = 0; r < kKeptRuns && r * K < c; ++r) {
-    runs[r] = r * K + K <= c ? reduce_thread_row_run_keeping<Op, RowIo, K, false>(rows, r * K, c, terms[r])
-                             : reduce_thread_row_run_keeping<Op, RowIo, K, true>(rows, r * K, c, terms[r]);
+    runs[r] = r * K + K <= c ? reduce_thread_row_run_keeping<Op, RowIo, K, false>(rows, r * K, c, kept[r])
+                             : reduce_thread_row_run_keeping<Op, RowIo, K, true>(rows, r * K, c, kept[r]);
     state = Op::combine(state, runs[r]);
   }
   const auto fin = Op::finalize(state);
 #pragma unroll
   for (int r = 0; r < kKeptRuns && r * K < c; ++r) {
-    const typename Op::Acc scale = Op::kept_scale(runs[r], fin);
-    if (r * K + K <= c) map_thread_row_run_kept<Op, K, false>(out, r * K, c, terms[r], scale);
-    else map_thread_row_run_kept<Op, K, true>(out, r * K, c, terms[r], scale);
+    const auto scale = [&] {
+      if constexpr (kOpKeepsTerms<Op>) return Op::kept_scale(runs[r], fin);
+      else return 0;  // values need none
+    }();
+    if (r * K + K <= c) map_thread_row_run_kept<Op, K, false>(out, r * K, c, kept[r], scale, fin);
+    else map_thread_row_run_kept<Op, K, true>(out, r * K, c, kept[r], scale, fin);
   }
   return fin;
 }
@@ -231,7 +246,7 @@ __device__ inline void thread_row(const Io& io, const typename Io::Row::Stored* 
 #pragma unroll
   for (int i = 0; i < Io::kInputs; ++i) rows[i] = planes[i] + start;
   typename RowIo::Out* const out_row = out + start;
-  if constexpr (kKeptRuns > 0 && kTileKeepsTerms<Op, RowIo>) {
+  if constexpr (kKeptRuns > 0 && kTileKeepsRuns<Op, RowIo>) {
     if (c <= kKeptRuns * K) return Op::emit(io, row, thread_row_keeping<Op, RowIo, kKeptRuns>(rows, out_row, c));
   }
   typename Op::State state = Op::identity();

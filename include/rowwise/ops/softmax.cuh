@@ -15,6 +15,7 @@
 //   kUnpackAgain, kEdgeInBlockRows, kBoundClusterSlices  register and edge choices of block and
 //                                                   cluster rows
 //   kPairsThreePackRows                             warp lanes of 3 packs for two short rows
+//   kKeepsValuesInTileRows                          16-bit tile thread rows keep their values for the map
 #pragma once
 #include "../primitives/max_sum.cuh"
 #include "../primitives/numeric.cuh"
@@ -75,6 +76,9 @@ template <class A> struct SoftmaxOp : SoftmaxOpBase<A> {
 };
 
 template <class A> struct LogSoftmaxOp : SoftmaxOpBase<A> {
+  // H200, 16-bit rows of 3-31 columns: +2-10 (kernels/tile_rows.cuh). The abs-max ops measured -4 to
+  // +11 there and read their rows again.
+  static constexpr bool kKeepsValuesInTileRows = true;
   struct Final {
     A m, log_sum;
   };
