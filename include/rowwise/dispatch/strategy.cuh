@@ -480,6 +480,12 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       // Groups whose lanes take the edge hold whole packs only (warp_rows.cuh).
       const int64_t whole_packs = std::max<int64_t>(1, shape.cols / shape.pack);
       int64_t best_slots = 0;
+      // The configurations that may hold this row at all (launch_warp builds the same ones).
+      const auto holds = [&](const WarpConfig& c) {
+        return warp_config_fits(c, shape.pack, shape.pack * shape.value_bytes) &&
+               warp_config_offered(c, shape.three_pack_pairs, shape.narrows_output, shape.pack, shape.value_bytes) &&
+               warp_config_ends(c, shape.partial_packs());
+      };
       const auto take = [&](const WarpConfig& c, int width, int64_t slots) {
         best_slots = slots;
         plan->width = width;
@@ -493,11 +499,8 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           if (c.lanes > 0) continue;
           const int64_t slots = int64_t(c.packs_per_lane) * width;
           const int64_t held = c.edge_lanes ? whole_packs : shape.max_packs;
-          if (!warp_config_fits(c, shape.pack, shape.pack * shape.value_bytes) || slots < held) continue;
-          if (!warp_config_offered(c, shape.three_pack_pairs, shape.narrows_output, shape.pack, shape.value_bytes))
-            continue;
+          if (slots < held || !holds(c)) continue;
           if (c.op_opt_in && shape.value_bytes == 4 && shape.max_packs > kMaxThreePackPairs4ByteRowPacks) continue;
-          if (!warp_config_ends(c, shape.partial_packs())) continue;
           if (c.edge_lanes && width < kMinEdgeThreads) continue;  // the edge's slots
           // Two edge-taking rows a group: rows of kMinTwoEdgeRowBytes or more.
           if (c.edge_lanes && c.rows_per_group > 1 && shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes)
@@ -510,11 +513,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       // left some empty.
       for (const WarpConfig& c : kWarpConfigs) {
         const int64_t slots = int64_t(c.lanes) * c.packs_per_lane;
-        if (c.lanes == 0 || !warp_config_ends(c, shape.partial_packs()) || shape.max_packs != slots) continue;
-        if (best_slots > 0 && slots >= best_slots) continue;
-        if (!warp_config_fits(c, shape.pack, shape.pack * shape.value_bytes)) continue;
-        if (!warp_config_offered(c, shape.three_pack_pairs, shape.narrows_output, shape.pack, shape.value_bytes))
-          continue;
+        if (c.lanes == 0 || shape.max_packs != slots || (best_slots > 0 && slots >= best_slots) || !holds(c)) continue;
         take(c, c.lanes, slots);
         break;
       }
