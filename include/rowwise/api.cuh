@@ -64,7 +64,7 @@ cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int ele
   using RowIo = typename Io::Row;
   RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(typename RowIo::template Packed<1>)),
                  Io::kInputs};
-  shape.three_pack_pairs = kOpPairsThreePackRows<Op>;
+  shape.exp_per_element = kOpExpPerElement<Op>;
   shape.narrows_output = kNarrowsOutput<RowIo>;
   if constexpr (RowIo::kStaged) {
     shape.staged = contiguous;

@@ -15,9 +15,10 @@
 namespace rowwise_test {
 
 inline const std::vector<int64_t>& sweep_cols() {
-  // 197: 16-bit warp rows of 3 packs a lane, two a group with their edges (129 / 255: 2 / 4 packs; 41 /
-  // 75: fp64 / fp32 rows of 3); 40 / 72: fp32 / 16-bit rows of 10 / 9 whole packs, 3 packs a lane for two
-  // rows (softmax, log_softmax), 5 lanes of 2 / 3 lanes of 3 (int8 / fp8 outputs);
+  // 197: 16-bit warp rows of 3 packs a lane, two a group with their edges, or one for softmax and
+  // log_softmax where memory outpaces the SMs (129 / 255: 2 / 4 packs; 41 / 75: fp64 / fp32 rows of
+  // 3); 40 / 72: fp32 / 16-bit rows of 10 / 9 whole packs, 3 packs a lane for two rows (softmax,
+  // log_softmax), 5 lanes of 2 / 3 lanes of 3 (int8 / fp8 outputs);
   // 12 / 20 / 24 / 40: fp32 rows of 3 / 5 and 16-bit rows of 3 / 5 whole packs,
   // in groups of as many lanes; 144: 16-bit rows of 18 whole packs in 6 lanes of 3;
   // 580 / 768 / 800: warp rows of 5 / 6 / 7 packs a lane (fp32); 1152 / 1280: 16-bit warp rows of 5

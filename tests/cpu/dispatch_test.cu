@@ -14,7 +14,8 @@ using rowwise::Plan;
 using rowwise::RowShape;
 using rowwise::Strategy;
 
-const rowwise::DeviceInfo kHopper{132, 227 * 1024, 228 * 1024, 9};
+const rowwise::DeviceInfo kHopper{132, 227 * 1024, 228 * 1024, 9, true, 4800};  // an H200
+const rowwise::DeviceInfo kH100{132, 227 * 1024, 228 * 1024, 9, true, 3352};
 const rowwise::DeviceInfo kAmpere{108, 163 * 1024, 164 * 1024, 8};  // no thread-block clusters
 
 RowShape aligned_shape(int64_t cols, int elem_bytes, int pack, int64_t rows = 1000) {
@@ -58,13 +59,13 @@ TEST(Dispatch, ShortRowsUseNarrowGroups) {
 }
 
 // Rows of 9-12 whole 16-byte packs: 4 lanes of 3 packs, two rows a group, for ops that ask
-// (softmax, log_softmax: RowShape::three_pack_pairs); 8 lanes of 2 for the others and for fp32 rows of
+// (softmax, log_softmax: RowShape::exp_per_element); 8 lanes of 2 for the others and for fp32 rows of
 // 12 packs.
 TEST(Dispatch, ThreePackLanesPairShortRowsForOpsThatAsk) {
   for (auto [cols, elem_bytes] : {std::pair<int64_t, int>{72, 2}, {96, 2}, {36, 4}, {44, 4}, {48, 4}}) {
     for (bool pairs : {false, true}) {
       RowShape s = aligned_shape(cols, elem_bytes, 16 / elem_bytes);
-      s.three_pack_pairs = pairs;
+      s.exp_per_element = pairs;
       const Plan p = choose(s);
       const bool three = pairs && !(elem_bytes == 4 && cols == 48);
       EXPECT_EQ(p.strategy, Strategy::kWarp) << cols;
@@ -276,6 +277,35 @@ TEST(Dispatch, WarpRowsWithPartialPacksHoldWholePacks) {
   EXPECT_EQ(choose(grad_255).rows_per_group, 1);
 }
 
+// Where memory outpaces the SMs (kFastMemoryGbpsPerSm: the H200, not the H100 nor a device that does not
+// tell), ops of an exp an element take ragged 16-bit rows of 3-4 packs a lane one a group; rows of 2
+// packs a lane, other ops and fp32 rows keep two.
+TEST(Dispatch, ExpOpsTakeOneRagged16BitRowAGroupWhereMemoryOutpacesTheSms) {
+  EXPECT_TRUE(rowwise::memory_outpaces_sms(kHopper));
+  EXPECT_FALSE(rowwise::memory_outpaces_sms(kH100));
+  EXPECT_FALSE(rowwise::memory_outpaces_sms(kAmpere));
+  for (int64_t cols : {129, 150, 197, 211, 255}) {
+    for (bool exp_op : {false, true}) {
+      RowShape s = ragged_shape(cols, 2, 8);
+      s.exp_per_element = exp_op;
+      const int packs = cols / 8 <= 16 ? 2 : cols / 8 <= 24 ? 3 : 4;
+      for (bool h200 : {true, false}) {
+        const Plan p = choose(s, Strategy::kAuto, h200 ? kHopper : kH100);
+        const bool one = exp_op && packs >= 3 && h200;
+        EXPECT_EQ(p.strategy, Strategy::kWarp) << cols;
+        EXPECT_EQ(p.width, 8) << cols;
+        EXPECT_EQ(p.packs_per_lane, packs) << cols;
+        EXPECT_EQ(p.rows_per_group, one ? 1 : 2) << cols << " exp " << exp_op << " H200 " << h200;
+        EXPECT_TRUE(p.edge) << cols;
+      }
+    }
+  }
+  RowShape fp32 = ragged_shape(97, 4, 4);  // 24 whole packs: 8 lanes of 3
+  fp32.exp_per_element = true;
+  EXPECT_EQ(choose(fp32).packs_per_lane, 3);
+  EXPECT_EQ(choose(fp32).rows_per_group, 2);
+}
+
 // Every element size and operand count finds a strategy at every length class.
 TEST(Dispatch, EveryElementAndOperandCountHasAPlan) {
   for (int elem_bytes : {2, 4, 8}) {
@@ -322,7 +352,7 @@ TEST(Dispatch, WarpPlansAreLaunchedConfigs) {
               RowShape s = ragged ? ragged_shape(cols, elem_bytes, pack) : aligned_shape(cols, elem_bytes, pack);
               s.value_bytes = elem_bytes * inputs;
               s.inputs = inputs;
-              s.three_pack_pairs = pairs;
+              s.exp_per_element = pairs;
               s.narrows_output = narrows;
               Plan p;
               if (!rowwise::choose_plan(s, kHopper, Strategy::kWarp, &p)) continue;

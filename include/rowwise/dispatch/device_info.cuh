@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
 
@@ -15,6 +16,7 @@ struct DeviceInfo {
   int smem_per_sm = 0;        // bytes of shared memory of one SM, shared by its resident blocks
   int cc_major = 0;
   bool memory_pools = false;  // stream-ordered allocation (cudaMallocAsync) works
+  int memory_gbps = 0;        // peak DRAM bandwidth, GB/s (0: not known)
 };
 
 namespace detail {
@@ -57,6 +59,18 @@ inline int context_sm_count(CUcontext context, int device_sms) {
   return device_sms;
 }
 
+// Peak DRAM bandwidth of `device` in GB/s (double data rate over the bus), 0 where the device does
+// not tell: the planner then keeps the choices measured on the slower memory (dispatch/strategy.cuh).
+inline int memory_gbps(int device) {
+  int clock_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+    cudaGetLastError();  // an attribute the device lacks is an answer, not an error to report
+    return 0;
+  }
+  return static_cast<int>(2 * int64_t{clock_khz} * (bus_bits / 8) / 1000000);
+}
+
 }  // namespace detail
 
 // The calling thread's current context as an identity unique over the process's life (cuCtxGetId):
@@ -94,6 +108,7 @@ inline cudaError_t current_device_info(DeviceInfo* info) {
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device);
   if (e != cudaSuccess) return e;
   d.memory_pools = pools != 0;
+  d.memory_gbps = detail::memory_gbps(device);
   d.sm_count = detail::context_sm_count(detail::current_context(), d.sm_count);
   if (context != 0) cache.emplace(context, d);
   *info = d;

@@ -87,7 +87,7 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
     }
   } else if constexpr (constexpr int value_bytes = sizeof(PackedOf<typename Io::Row, 1>);
                        !warp_config_fits(c, N, N * value_bytes) ||
-                       !warp_config_offered(c, kOpPairsThreePackRows<Op>, kNarrowsOutput<typename Io::Row>, N,
+                       !warp_config_offered(c, kOpExpPerElement<Op>, kNarrowsOutput<typename Io::Row>, N,
                                             value_bytes)) {
     return kNoKernelForPlan;  // never planned: not built
   } else {

@@ -34,7 +34,7 @@ struct RowShape {
   int inputs = 1;         // operands read per element (2 for the gradient ops)
   bool staged = false;    // rows contiguous (row stride == cols) and an Io that can stage them (tile)
   int out_bytes = 0;      // bytes of one output element (0: unknown, as for functor stores)
-  bool three_pack_pairs = false;  // the op takes warp lanes of 3 packs for two rows (kOpPairsThreePackRows)
+  bool exp_per_element = false;  // the op takes an exp for every element (kOpExpPerElement)
   bool narrows_output = false;    // outputs narrower than the stored inputs (int8 / fp8: kNarrowsOutput)
   int64_t row_value_bytes() const { return max_packs * pack * value_bytes; }
   int elem_bytes() const { return pack_bytes / pack; }  // of one operand's element in memory
@@ -78,9 +78,12 @@ struct WarpConfig {
 // half the bytes a warp in flight, latency-bound (H100, ragged 16-bit rows of 129-255 columns: softmax
 // 90-94 -> 93-97 %, log_softmax 89-94 -> 96-97, int8 outputs +4-7). Shorter rows lost so (bf16 65
 // columns: softmax 77 -> 72 %, softmax_backward 97 -> 86; docs/perf.md "two ragged rows a warp group").
+// On the H200 softmax and log_softmax take such rows one a group from 3 packs a lane
+// (kFastMemoryGbpsPerSm), and 16-bit rows of 17-32 whole packs (136-256 columns), one a group, lost
+// 3-19 points in softmax and 0.4-9 in int8 outputs taken two a group so (absmax_scale +0.4 to +2.5).
 // Rows of 9-12 whole packs (bf16 72-96 columns, fp32 36-48) fill 4 lanes of 3 packs, two a group, where
 // 8 lanes of 2 left 4-7 of 16 slots empty; only ops whose every element costs an exp ask for them
-// (kOpPairsThreePackRows). H200, A/B same job: bf16 softmax 72 / 80 / 96 columns 64 / 70 / 81 -> 81 /
+// (kOpExpPerElement). H200, A/B same job: bf16 softmax 72 / 80 / 96 columns 64 / 70 / 81 -> 81 /
 // 89 / 94 %, log_softmax +9-14, fp32 softmax and log_softmax 36 / 40 +3-6; but fp32 rows of 12 packs
 // -1 (those keep 8 lanes of 2), absmax_scale -1.5 to -5.5 and the gradients -4 to +6 ("Three packs a
 // lane for two rows").
@@ -115,6 +118,17 @@ inline constexpr WarpConfig kWarpConfigs[] = {
     {3, 1, PackEnds::kWhole, false, false, 6, 2},
     {3, 2, PackEnds::kWhole, false, false, 3, 0, true}, {2, 2, PackEnds::kWhole, false, false, 5, 0, true}};
 inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
+// But on a device whose DRAM moves more than kFastMemoryGbpsPerSm an SM (H200: 4.8 TB/s over 132 SMs,
+// 36; H100 SXM: 25), where 16-bit warp rows are bound by the SMs rather than by memory, an op of an exp
+// an element (kOpExpPerElement) takes ragged 16-bit rows of 3-4 packs a lane (137-263 columns) one a
+// group. H200, A/B same job, 256 MiB: bf16 / fp16 softmax of 150 / 211 / 230 / 255 columns 72-83 ->
+// 86-89 %, 167 / 197 +2-8; log_softmax +2-10. Not so for rows of 2 packs a lane (129-135: -2 to -4),
+// the abs-max ops (absmax_scale -0.6 to -3.7, int8 outputs -2.7 to +5.5) nor on the H100 (softmax 0
+// to -3.9, log_softmax -1.1 to -5; docs/perf.md "One ragged row a group where memory outpaces the SMs").
+inline constexpr int kFastMemoryGbpsPerSm = 30;
+inline bool memory_outpaces_sms(const DeviceInfo& dev) {
+  return dev.sm_count > 0 && dev.memory_gbps > int64_t{kFastMemoryGbpsPerSm} * dev.sm_count;
+}
 // Rows of 4-byte values longer than this many packs keep 8 lanes of 2 packs (fp32 48 columns: kWarpConfigs).
 inline constexpr int64_t kMaxThreePackPairs4ByteRowPacks = 11;
 inline constexpr int kMinGroupBytes = 64;
@@ -134,17 +148,17 @@ constexpr bool warp_config_fits(const WarpConfig& c, int pack, int pack_value_by
   return held_packs <= std::max(kStoredBytesPerThread / pack_value_bytes, 1);
 }
 
-// Whether configuration c may be planned for an op (op_pairs: kOpPairsThreePackRows) and rows
+// Whether configuration c may be planned for an op (exp_op: kOpExpPerElement) and rows
 // (narrows_output: kNarrowsOutput) with packs of `pack` values of value_bytes on chip: opt-in and
 // exact-width configurations take 16-byte packs of 2- and 4-byte values only, the rows measured, one
 // of given value_bytes those values only, and a narrowing-only one quantized rows only.
 // launch_warp builds no kernel where it is false.
-constexpr bool warp_config_offered(const WarpConfig& c, bool op_pairs, bool narrows_output, int pack,
+constexpr bool warp_config_offered(const WarpConfig& c, bool exp_op, bool narrows_output, int pack,
                                    int value_bytes) {
   const bool measured_packs = pack * value_bytes == kMaxPackBytes && (value_bytes == 2 || value_bytes == 4);
   if ((c.lanes > 0 && !measured_packs) || (c.value_bytes > 0 && c.value_bytes != value_bytes)) return false;
   if (c.narrowing_only && !narrows_output) return false;
-  return !c.op_opt_in || (op_pairs && measured_packs);
+  return !c.op_opt_in || (exp_op && measured_packs);
 }
 
 // Whether configuration c launches a plan of `width` lanes a group: its exact lanes, or a power of two.
@@ -483,7 +497,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       // The configurations that may hold this row at all (launch_warp builds the same ones).
       const auto holds = [&](const WarpConfig& c) {
         return warp_config_fits(c, shape.pack, shape.pack * shape.value_bytes) &&
-               warp_config_offered(c, shape.three_pack_pairs, shape.narrows_output, shape.pack, shape.value_bytes) &&
+               warp_config_offered(c, shape.exp_per_element, shape.narrows_output, shape.pack, shape.value_bytes) &&
                warp_config_ends(c, shape.partial_packs());
       };
       const auto take = [&](const WarpConfig& c, int width, int64_t slots) {
@@ -505,6 +519,9 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           // Two edge-taking rows a group: rows of kMinTwoEdgeRowBytes or more.
           if (c.edge_lanes && c.rows_per_group > 1 && shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes)
             continue;
+          if (c.edge_lanes && c.rows_per_group > 1 && c.packs_per_lane >= 3 && shape.exp_per_element &&
+              shape.value_bytes == 2 && memory_outpaces_sms(dev))
+            continue;  // one such row a group (kFastMemoryGbpsPerSm)
           if (best_slots == 0 || slots < best_slots) take(c, width, slots);
           break;
         }

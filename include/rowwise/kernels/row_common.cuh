@@ -269,11 +269,12 @@ template <class Op>
 inline constexpr bool kOpKeepsValuesInTileRows<Op, std::void_t<decltype(Op::kKeepsValuesInTileRows)>> =
     Op::kKeepsValuesInTileRows;
 
-// Whether warp rows of 9-12 whole packs go two a group at 3 packs a lane for the op (dispatch's
-// kWarpConfigs): an op sets kPairsThreePackRows = true where that measured faster.
-template <class Op, class = void> inline constexpr bool kOpPairsThreePackRows = false;
+// Whether the op takes an exp for every element, which makes its short warp rows bound by issue: rows
+// of 9-12 whole packs go two a group at 3 packs a lane, and ragged 16-bit rows of 3-4 packs a lane one
+// a group where memory outpaces the SMs (dispatch/strategy.cuh). An op sets kExpPerElement = true.
+template <class Op, class = void> inline constexpr bool kOpExpPerElement = false;
 template <class Op>
-inline constexpr bool kOpPairsThreePackRows<Op, std::void_t<decltype(Op::kPairsThreePackRows)>> = Op::kPairsThreePackRows;
+inline constexpr bool kOpExpPerElement<Op, std::void_t<decltype(Op::kExpPerElement)>> = Op::kExpPerElement;
 
 // Maps and stores the packs load_strided_packs loaded and reduce_packs unpacked once. Laundering first
 // makes the compiler unpack them again rather than keep the reduction's unpacked values alive across

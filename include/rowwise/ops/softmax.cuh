@@ -14,7 +14,8 @@
 //                                                   (softmax's exps, in warp lanes of one row)
 //   kUnpackAgain, kEdgeInBlockRows, kBoundClusterSlices  register and edge choices of block and
 //                                                   cluster rows
-//   kPairsThreePackRows                             warp lanes of 3 packs for two short rows
+//   kExpPerElement                                  an exp for every element: bound by issue in short
+//                                                   warp rows (dispatch's warp-row choices)
 //   kKeepsValuesInTileRows                          16-bit tile thread rows keep their values for the map
 #pragma once
 #include "../primitives/max_sum.cuh"
@@ -26,9 +27,9 @@ template <class A> struct SoftmaxOpBase {
   using Acc = A;
   using In = A;
   using State = MaxSum<A>;
-  // An exp for every element in the reduction (and softmax's map): lanes left empty cost issue slots
-  // (dispatch/strategy.cuh, kWarpConfigs).
-  static constexpr bool kPairsThreePackRows = true;
+  // An exp for every element in the reduction (and softmax's map): lanes left empty cost issue slots,
+  // and so do lanes of two rows on a device whose memory outpaces its SMs (dispatch/strategy.cuh).
+  static constexpr bool kExpPerElement = true;
 
   __device__ static In pad() { return -math::infinity<A>(); }
   __device__ static State identity() { return State::empty(); }
