@@ -306,6 +306,32 @@ TEST(Dispatch, ExpOpsTakeOneRagged16BitRowAGroupWhereMemoryOutpacesTheSms) {
   EXPECT_EQ(choose(fp32).rows_per_group, 2);
 }
 
+// There too, their 16-bit rows of 17-32 whole packs (but 18: 6 lanes of 3) take 8 lanes of one row
+// without the edge code; elsewhere, for other ops and for rows of 9-12 packs the plans stay.
+TEST(Dispatch, ExpOpsTakeWhole16BitRowsWithoutTheEdgeWhereMemoryOutpacesTheSms) {
+  for (int64_t cols : {136, 160, 200, 256}) {
+    for (bool exp_op : {false, true}) {
+      RowShape s = aligned_shape(cols, 2, 8);
+      s.exp_per_element = exp_op;
+      for (bool h200 : {true, false}) {
+        const Plan p = choose(s, Strategy::kAuto, h200 ? kHopper : kH100);
+        EXPECT_EQ(p.strategy, Strategy::kWarp) << cols;
+        EXPECT_EQ(p.width, 8) << cols;
+        EXPECT_EQ(p.packs_per_lane, cols <= 192 ? 3 : 4) << cols;
+        EXPECT_EQ(p.rows_per_group, 1) << cols;
+        EXPECT_EQ(p.edge, !(exp_op && h200)) << cols << " exp " << exp_op << " H200 " << h200;
+      }
+    }
+  }
+  RowShape bf16_144 = aligned_shape(144, 2, 8);
+  bf16_144.exp_per_element = true;
+  EXPECT_EQ(choose(bf16_144).width, 6);
+  RowShape bf16_96 = aligned_shape(96, 2, 8);
+  bf16_96.exp_per_element = true;
+  EXPECT_EQ(choose(bf16_96).width, 4);
+  EXPECT_EQ(choose(bf16_96).rows_per_group, 2);
+}
+
 // Every element size and operand count finds a strategy at every length class.
 TEST(Dispatch, EveryElementAndOperandCountHasAPlan) {
   for (int elem_bytes : {2, 4, 8}) {

@@ -79,8 +79,12 @@ struct WarpConfig {
 // 90-94 -> 93-97 %, log_softmax 89-94 -> 96-97, int8 outputs +4-7). Shorter rows lost so (bf16 65
 // columns: softmax 77 -> 72 %, softmax_backward 97 -> 86; docs/perf.md "two ragged rows a warp group").
 // On the H200 softmax and log_softmax take such rows one a group from 3 packs a lane
-// (kFastMemoryGbpsPerSm), and 16-bit rows of 17-32 whole packs (136-256 columns), one a group, lost
-// 3-19 points in softmax and 0.4-9 in int8 outputs taken two a group so (absmax_scale +0.4 to +2.5).
+// (kFastMemoryGbpsPerSm), and their 16-bit rows of 17-32 whole packs (136-256 columns but 144) one a
+// group of 8 lanes without the edge code, which the edge-taking lanes ran for rows that have no edge:
+// H200, A/B same job, log_softmax 136 / 160 / 200 columns 80-88 -> 86-92 % (+0.8 to +5.5), softmax 136
+// +1.5 (its exps kept there too), the rest -0.9 to +0.7; the abs-max ops lost so (absmax_scale 0 to
+// -2.8, int8 outputs -1.9 to +3.7), and such rows two a group lost 3-19 points in softmax and 0.4-9
+// in int8 outputs (docs/perf.md "Whole 16-bit rows without the edge").
 // Rows of 9-12 whole packs (bf16 72-96 columns, fp32 36-48) fill 4 lanes of 3 packs, two a group, where
 // 8 lanes of 2 left 4-7 of 16 slots empty; only ops whose every element costs an exp ask for them
 // (kOpExpPerElement). H200, A/B same job: bf16 softmax 72 / 80 / 96 columns 64 / 70 / 81 -> 81 /
@@ -110,10 +114,12 @@ struct WarpConfig {
 // 2 (int8 outputs of 16-bit 48 columns -2.3 / -5.9; absmax_scale -12 to -13).
 inline constexpr WarpConfig kWarpConfigs[] = {
     {1, 4, PackEnds::kAny, false},    {2, 2, PackEnds::kWhole, false},  {2, 2, PackEnds::kPartial, true},
-    {2, 1, PackEnds::kPartial, true}, {3, 2, PackEnds::kPartial, true}, {3, 1, PackEnds::kAny, true},
+    {2, 1, PackEnds::kPartial, true}, {3, 2, PackEnds::kPartial, true},
+    {3, 1, PackEnds::kWhole, false, true, 0, 2}, {3, 1, PackEnds::kAny, true},
     {3, 2, PackEnds::kWhole, false, true},
-    {4, 2, PackEnds::kPartial, true}, {4, 1, PackEnds::kAny, true},     {5, 1, PackEnds::kAny, true},
-    {6, 1, PackEnds::kAny, true},     {7, 1, PackEnds::kAny, true},     {8, 1, PackEnds::kAny, true},
+    {4, 2, PackEnds::kPartial, true}, {4, 1, PackEnds::kWhole, false, true, 0, 2}, {4, 1, PackEnds::kAny, true},
+    {5, 1, PackEnds::kAny, true},     {6, 1, PackEnds::kAny, true},     {7, 1, PackEnds::kAny, true},
+    {8, 1, PackEnds::kAny, true},
     {1, 4, PackEnds::kWhole, false, false, 3}, {1, 4, PackEnds::kWhole, false, false, 5},
     {3, 1, PackEnds::kWhole, false, false, 6, 2},
     {3, 2, PackEnds::kWhole, false, false, 3, 0, true}, {2, 2, PackEnds::kWhole, false, false, 5, 0, true}};
@@ -522,6 +528,9 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           if (c.edge_lanes && c.rows_per_group > 1 && c.packs_per_lane >= 3 && shape.exp_per_element &&
               shape.value_bytes == 2 && memory_outpaces_sms(dev))
             continue;  // one such row a group (kFastMemoryGbpsPerSm)
+          // Exp ops' lanes of one whole 16-bit row without the edge code: rows of 17-32 packs, on the H200.
+          if (c.op_opt_in && c.rows_per_group == 1 && (width < kMinEdgeThreads || !memory_outpaces_sms(dev)))
+            continue;
           if (best_slots == 0 || slots < best_slots) take(c, width, slots);
           break;
         }
