@@ -172,6 +172,22 @@ constexpr bool warp_config_width(const WarpConfig& c, int width) {
   return c.lanes > 0 ? width == c.lanes : (width & (width - 1)) == 0;
 }
 
+// Whether configuration c, at `width` lanes a group (a power of two), takes a row it holds: the limits
+// measured for particular configurations and devices (kWarpConfigs' comment).
+inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& shape, const DeviceInfo& dev) {
+  if (c.edge_lanes && width < kMinEdgeThreads) return false;  // the edge's slots
+  if (c.op_opt_in && shape.value_bytes == 4 && shape.max_packs > kMaxThreePackPairs4ByteRowPacks) return false;
+  // Exp ops' lanes of one whole 16-bit row without the edge code: rows of 17-32 packs, on the H200.
+  if (c.op_opt_in && c.rows_per_group == 1) return width >= kMinEdgeThreads && memory_outpaces_sms(dev);
+  if (c.edge_lanes && c.rows_per_group > 1) {
+    // Two edge-taking rows a group: rows of kMinTwoEdgeRowBytes or more, but one a group for exp ops'
+    // 16-bit rows of 3-4 packs a lane where memory outpaces the SMs (kFastMemoryGbpsPerSm).
+    if (shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes) return false;
+    return !(c.packs_per_lane >= 3 && shape.exp_per_element && shape.value_bytes == 2 && memory_outpaces_sms(dev));
+  }
+  return true;
+}
+
 // Input bytes one warp-strategy block moves, looping over its rows: blocks of tiny rows carry little
 // data, and launching them limited 16-bit rows (1 GiB, H200, bf16 softmax of 16 / 64 / 96 columns in
 // 8 KB blocks instead of 32 KB: 95 / 91 / 85 -> 90 / 87 / 79 %; int8 outputs of fp32 16 columns 95 ->
@@ -519,18 +535,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           if (c.lanes > 0) continue;
           const int64_t slots = int64_t(c.packs_per_lane) * width;
           const int64_t held = c.edge_lanes ? whole_packs : shape.max_packs;
-          if (slots < held || !holds(c)) continue;
-          if (c.op_opt_in && shape.value_bytes == 4 && shape.max_packs > kMaxThreePackPairs4ByteRowPacks) continue;
-          if (c.edge_lanes && width < kMinEdgeThreads) continue;  // the edge's slots
-          // Two edge-taking rows a group: rows of kMinTwoEdgeRowBytes or more.
-          if (c.edge_lanes && c.rows_per_group > 1 && shape.cols * shape.elem_bytes() < kMinTwoEdgeRowBytes)
-            continue;
-          if (c.edge_lanes && c.rows_per_group > 1 && c.packs_per_lane >= 3 && shape.exp_per_element &&
-              shape.value_bytes == 2 && memory_outpaces_sms(dev))
-            continue;  // one such row a group (kFastMemoryGbpsPerSm)
-          // Exp ops' lanes of one whole 16-bit row without the edge code: rows of 17-32 packs, on the H200.
-          if (c.op_opt_in && c.rows_per_group == 1 && (width < kMinEdgeThreads || !memory_outpaces_sms(dev)))
-            continue;
+          if (slots < held || !holds(c) || !warp_config_takes(c, width, shape, dev)) continue;
           if (best_slots == 0 || slots < best_slots) take(c, width, slots);
           break;
         }
