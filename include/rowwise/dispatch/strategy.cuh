@@ -81,7 +81,7 @@ struct WarpConfig {
 // On the H200 softmax and log_softmax take such rows one a group from 3 packs a lane
 // (kFastMemoryGbpsPerSm), and their 16-bit rows of 17-32 whole packs (136-256 columns but 144) one a
 // group of 8 lanes without the edge code, which the edge-taking lanes ran for rows that have no edge:
-// H200, A/B same job, log_softmax 136 / 160 / 200 columns 80-88 -> 86-92 % (+0.8 to +5.5), softmax 136
+// H200, A/B same job, log_softmax 136 / 160 / 200 columns 80-89 -> 86-93 % (+0.8 to +5.5), softmax 136
 // +1.5 (its exps kept there too), the rest -0.9 to +0.7; the abs-max ops lost so (absmax_scale 0 to
 // -2.8, int8 outputs -1.9 to +3.7), and such rows two a group lost 3-19 points in softmax and 0.4-9
 // in int8 outputs (docs/perf.md "Whole 16-bit rows without the edge").
@@ -125,7 +125,7 @@ inline constexpr WarpConfig kWarpConfigs[] = {
     {3, 2, PackEnds::kWhole, false, false, 3, 0, true}, {2, 2, PackEnds::kWhole, false, false, 5, 0, true}};
 inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
 // But on a device whose DRAM moves more than kFastMemoryGbpsPerSm an SM (H200: 4.8 TB/s over 132 SMs,
-// 36; H100 SXM: 25), where 16-bit warp rows are bound by the SMs rather than by memory, an op of an exp
+// 36; H100 SXM: 25), where 16-bit warp rows seem bound by the SMs (not profiled), an op of an exp
 // an element (kOpExpPerElement) takes ragged 16-bit rows of 3-4 packs a lane (137-263 columns) one a
 // group. H200, A/B same job, 256 MiB: bf16 / fp16 softmax of 150 / 211 / 230 / 255 columns 72-83 ->
 // 86-89 %, 167 / 197 +2-8; log_softmax +2-10. Not so for rows of 2 packs a lane (129-135: -2 to -4),
