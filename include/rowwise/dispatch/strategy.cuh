@@ -84,7 +84,8 @@ struct WarpConfig {
 // H200, A/B same job, log_softmax 136 / 160 / 200 columns 80-89 -> 86-93 % (+0.8 to +5.5), softmax 136
 // +1.5 (its exps kept there too), the rest -0.9 to +0.7; the abs-max ops lost so (absmax_scale 0 to
 // -2.8, int8 outputs -1.9 to +3.7), and such rows two a group lost 3-19 points in softmax and 0.4-9
-// in int8 outputs (docs/perf.md "Whole 16-bit rows without the edge").
+// in int8 outputs; on the H100 the rule gained nothing (-0.6 to +0.2; docs/perf.md "Whole 16-bit rows
+// without the edge").
 // Rows of 9-12 whole packs (bf16 72-96 columns, fp32 36-48) fill 4 lanes of 3 packs, two a group, where
 // 8 lanes of 2 left 4-7 of 16 slots empty; only ops whose every element costs an exp ask for them
 // (kOpExpPerElement). H200, A/B same job: bf16 softmax 72 / 80 / 96 columns 64 / 70 / 81 -> 81 /
