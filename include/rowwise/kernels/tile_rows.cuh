@@ -15,6 +15,8 @@
 // memory, so the global and shared addresses of every 16-byte access are both aligned, whatever the
 // operands' alignments.
 #pragma once
+#include <type_traits>
+
 #include "../primitives/async_copy.cuh"
 #include "../primitives/block_reduce.cuh"
 #include "../primitives/numeric.cuh"
@@ -129,55 +131,65 @@ __device__ inline typename Op::State group_allreduce(typename Op::State s, int w
   return s;
 }
 
+// Calls run(std::integral_constant<int, N>{}) with the length N of a thread row's run that has `left`
+// of the row's elements from its first on. A row's runs are kTileChunk long (M) but its last (kTail), the
+// shortest of M - 2k (2 at least) that holds the rest: 16-bit rows of 3 columns in a run of 8 loaded
+// and reduced 5 pads a row and ran 2-12 points slower than element by element; rows of 5-6 in a run
+// of 8 ran 2-9 slower than in 6. So the last run holds N - 1 or N of the row's elements: only its
+// last element needs a bound test (a pad where it lies past the row's end).
+template <int M, bool kTail, class Run>
+__device__ inline decltype(auto) with_run_length(int left, const Run& run) {
+  if constexpr (kTail && M > 2) {
+    if (left <= M - 2) return with_run_length<M - 2, true>(left, run);
+  }
+  return run(std::integral_constant<int, M>{});
+}
+
 // Reduces a run of a thread row from its element j (`rows`: the row's element 0 in each operand's
-// plane). The row's runs are kTileChunk long but its last (kTail), the shortest of kTileChunk - 2k
-// (2 at least) that holds the rest: 16-bit rows of 3 columns in a run of 8 loaded and reduced 5 pads
-// a row and ran 2-12 points slower than element by element; rows of 5-6 in a run of 8 ran 2-9
-// slower than in 6. So the last run holds M - 1 or M of the row's elements: only its last element
-// needs a bound test (a pad where it lies past the row's c elements).
+// plane; c: the row's length).
 template <class Op, class RowIo, int M, bool kTail>
 __device__ inline typename Op::State reduce_thread_row_run(const typename RowIo::Stored* const* rows, int j, int c) {
-  if constexpr (kTail && M > 2) {
-    if (c - j <= M - 2) return reduce_thread_row_run<Op, RowIo, M - 2, true>(rows, j, c);
-  }
-  typename Op::In v[M];
-  RowIo::template staged_run<M>(rows, j, v);
-  if (kTail && c - j < M) v[M - 1] = Op::pad();
-  return Op::template reduce<M>(v);
+  return with_run_length<M, kTail>(c - j, [&](auto length) {
+    constexpr int N = decltype(length)::value;
+    typename Op::In v[N];
+    RowIo::template staged_run<N>(rows, j, v);
+    if (kTail && c - j < N) v[N - 1] = Op::pad();
+    return Op::template reduce<N>(v);
+  });
 }
 
 // The same, keeping what the map needs (kTileKeepsRuns) in `kept`: each value's term, or the value.
 template <class Op, class RowIo, int M, bool kTail>
 __device__ inline typename Op::State reduce_thread_row_run_keeping(const typename RowIo::Stored* const* rows, int j,
                                                                   int c, typename Op::Acc* kept) {
-  if constexpr (kTail && M > 2) {
-    if (c - j <= M - 2) return reduce_thread_row_run_keeping<Op, RowIo, M - 2, true>(rows, j, c, kept);
-  }
-  if constexpr (kOpKeepsTerms<Op>) {
-    typename Op::In v[M];
-    RowIo::template staged_run<M>(rows, j, v);
-    if (kTail && c - j < M) v[M - 1] = Op::pad();
-    return Op::template reduce_keeping<M>(v, kept);
-  } else {
-    RowIo::template staged_run<M>(rows, j, kept);
-    if (kTail && c - j < M) kept[M - 1] = Op::pad();
-    return Op::template reduce<M>(kept);
-  }
+  return with_run_length<M, kTail>(c - j, [&](auto length) {
+    constexpr int N = decltype(length)::value;
+    if constexpr (kOpKeepsTerms<Op>) {
+      typename Op::In v[N];
+      RowIo::template staged_run<N>(rows, j, v);
+      if (kTail && c - j < N) v[N - 1] = Op::pad();
+      return Op::template reduce_keeping<N>(v, kept);
+    } else {
+      RowIo::template staged_run<N>(rows, j, kept);
+      if (kTail && c - j < N) kept[N - 1] = Op::pad();
+      return Op::template reduce<N>(kept);
+    }
+  });
 }
 
-// Stores a run's M values mapped(i) into the row's output (`out`: its element 0 in the output plane);
-// a last run (kTail) its M - 1 or M elements of the row's c, mapping the last only where it is one.
-template <int M, bool kTail, class Out, class Mapped>
+// Stores a run's N values mapped(i) into the row's output (`out`: its element 0 in the output plane);
+// a last run (kTail) its N - 1 or N elements of the row's c, mapping the last only where it is one.
+template <int N, bool kTail, class Out, class Mapped>
 __device__ inline void store_thread_row_run(Out* out, int j, int c, const Mapped& mapped) {
   if constexpr (kTail) {
 #pragma unroll
-    for (int i = 0; i < M - 1; ++i) out[j + i] = store_as<Out>(mapped(i));
-    if (c - j == M) out[j + M - 1] = store_as<Out>(mapped(M - 1));
+    for (int i = 0; i < N - 1; ++i) out[j + i] = store_as<Out>(mapped(i));
+    if (c - j == N) out[j + N - 1] = store_as<Out>(mapped(N - 1));
   } else {
-    decltype(mapped(0)) values[M];
+    decltype(mapped(0)) values[N];
 #pragma unroll
-    for (int i = 0; i < M; ++i) values[i] = mapped(i);
-    store_staged_run<M>(out, j, values);
+    for (int i = 0; i < N; ++i) values[i] = mapped(i);
+    store_staged_run<N>(out, j, values);
   }
 }
 
@@ -185,12 +197,12 @@ __device__ inline void store_thread_row_run(Out* out, int j, int c, const Mapped
 template <class Op, class RowIo, int M, bool kTail>
 __device__ inline void map_thread_row_run(const typename RowIo::Stored* const* rows, typename RowIo::Out* out, int j,
                                           int c, const typename Op::Final& fin) {
-  if constexpr (kTail && M > 2) {
-    if (c - j <= M - 2) return map_thread_row_run<Op, RowIo, M - 2, true>(rows, out, j, c, fin);
-  }
-  typename Op::In v[M];
-  RowIo::template staged_run<M>(rows, j, v);
-  store_thread_row_run<M, kTail>(out, j, c, [&](int i) { return Op::map(v[i], fin); });
+  with_run_length<M, kTail>(c - j, [&](auto length) {
+    constexpr int N = decltype(length)::value;
+    typename Op::In v[N];
+    RowIo::template staged_run<N>(rows, j, v);
+    store_thread_row_run<N, kTail>(out, j, c, [&](int i) { return Op::map(v[i], fin); });
+  });
 }
 
 // Maps a run from what reduce_thread_row_run_keeping kept: terms times the run's `scale`
@@ -198,12 +210,11 @@ __device__ inline void map_thread_row_run(const typename RowIo::Stored* const* r
 template <class Op, int M, bool kTail, class Out, class Scale>
 __device__ inline void map_thread_row_run_kept(Out* out, int j, int c, const typename Op::Acc* kept,
                                                const Scale& scale, const typename Op::Final& fin) {
-  if constexpr (kTail && M > 2) {
-    if (c - j <= M - 2) return map_thread_row_run_kept<Op, M - 2, true>(out, j, c, kept, scale, fin);
-  }
-  store_thread_row_run<M, kTail>(out, j, c, [&](int i) {
-    if constexpr (kOpKeepsTerms<Op>) return Op::map_kept(kept[i], scale);
-    else return Op::map(kept[i], fin);
+  with_run_length<M, kTail>(c - j, [&](auto length) {
+    store_thread_row_run<decltype(length)::value, kTail>(out, j, c, [&](int i) {
+      if constexpr (kOpKeepsTerms<Op>) return Op::map_kept(kept[i], scale);
+      else return Op::map(kept[i], fin);
+    });
   });
 }
 
