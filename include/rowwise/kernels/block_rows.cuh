@@ -107,8 +107,8 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kBlockMi
     }
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
-    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge>(row_io, v, fin, first, blockDim.x, end_pack,
-                                                                      phase, row_cols);
+    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge, true>(row_io, v, fin, first, blockDim.x,
+                                                                            end_pack, phase, row_cols);
     if constexpr (kEdge) {
       const RowEdge edge = row_edge<N>(row_cols, phase);
       typename Op::In e[kEdgeSlots<N>];

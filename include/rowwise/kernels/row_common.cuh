@@ -90,27 +90,31 @@ __device__ inline PackedOf<RowIo, N> whole_pack_of_row(const RowIo& io, no_deduc
   return pad_pack<Op, N, RowIo>();
 }
 
-template <int N, class RowIo, class Acc, class I>
+// Stores the pack whose first slot is row element first_col: by one access where it lies wholly inside
+// the row (kWhole: the caller knows it does), else element by element.
+template <int N, bool kWhole = false, class RowIo, class Acc, class I>
 __device__ inline void store_pack_of_row(const RowIo& io, const Acc* src, no_deduce<I> first_col, I cols) {
-  if (first_col >= 0 && first_col + N <= cols) {
+  if (kWhole || (first_col >= 0 && first_col + N <= cols)) {
     io.template store<N>(src, first_col);
     return;
   }
+  if constexpr (!kWhole) {
 #pragma unroll
-  for (int i = 0; i < N; ++i) {
-    const I c = first_col + i;
-    if (c >= 0 && c < cols) io.template store<1>(src + i, c);
+    for (int i = 0; i < N; ++i) {
+      const I c = first_col + i;
+      if (c >= 0 && c < cols) io.template store<1>(src + i, c);
+    }
   }
 }
 
-// Map one pack's values with the row's constants and store them.
-template <class Op, int N, class RowIo, class I>
+// Map one pack's values with the row's constants and store them (store_pack_of_row).
+template <class Op, int N, bool kWhole = false, class RowIo, class I>
 __device__ inline void map_and_store_values(const RowIo& io, const typename Op::In* v, const typename Op::Final& fin,
                                             no_deduce<I> first_col, I cols) {
   typename Op::Acc out[N];
 #pragma unroll
   for (int i = 0; i < N; ++i) out[i] = Op::map(v[i], fin);
-  store_pack_of_row<N>(io, out, first_col, cols);
+  store_pack_of_row<N, kWhole>(io, out, first_col, cols);
 }
 
 template <class Op, int N, class RowIo, class I>
@@ -283,7 +287,15 @@ inline constexpr bool kOpExpPerElement<Op, std::void_t<decltype(Op::kExpPerEleme
 // log_softmax block: 103 registers; bounded to 64 it spilled 160 bytes, with unpack_again nothing).
 // Warp kernels keep unpack: with unpack_again their lanes took more (bf16 lanes of 4 packs: 80-85
 // registers against 56).
-template <class Op, int N, int U, bool kUnpackAgain, bool kWholeOnly = false, class RowIo, class I>
+// With kWholeOnly (load_strided_packs) only whole packs are stored, each by one access without the
+// row's bounds tests, which cost edge-taking warp lanes some 4 instructions a pack and a dead fallback
+// (H200, 16-bit and fp32 rows of 129-509 columns: softmax and log_softmax +0 to +2.3 points, int8
+// outputs -1.5 to +2.6; docs/perf.md "Whole packs stored without bounds tests"), unless
+// kTestWholeStores: block rows ran slower so (bf16 softmax / log_softmax of 1289 columns -1 / -3).
+// Loads keep their tests (load_strided_packs), whose branches keep ptxas from moving loads behind the
+// math: without them some warp kernels lost 7-10 points.
+template <class Op, int N, int U, bool kUnpackAgain, bool kWholeOnly = false, bool kTestWholeStores = false,
+          class RowIo, class I>
 __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v,
                                                    const typename Op::Final& fin, no_deduce<I> first,
                                                    no_deduce<I> stride, no_deduce<I> packs, int phase, I cols) {
@@ -295,7 +307,7 @@ __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<Row
     RowIo::template launder<N>(v[u]);
     if constexpr (kUnpackAgain) RowIo::template unpack_again<N>(v[u], values);
     else RowIo::template unpack<N>(v[u], values);
-    map_and_store_values<Op, N>(io, values, fin, p * N - phase, cols);
+    map_and_store_values<Op, N, kWholeOnly && !kTestWholeStores>(io, values, fin, p * N - phase, cols);
   }
 }
 
@@ -311,7 +323,7 @@ __device__ inline void map_and_store_strided_terms(const RowIo& io, const typena
     typename Op::Acc out[N];
 #pragma unroll
     for (int i = 0; i < N; ++i) out[i] = Op::map_kept(terms[u * N + i], scale);
-    store_pack_of_row<N>(io, out, p * N - phase, cols);
+    store_pack_of_row<N, kWholeOnly>(io, out, p * N - phase, cols);
   }
 }
 
