@@ -85,10 +85,8 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
     } else {
       return kNoKernelForPlan;
     }
-  } else if constexpr (constexpr int value_bytes = sizeof(PackedOf<typename Io::Row, 1>);
-                       !warp_config_fits(c, N, N * value_bytes) ||
-                       !warp_config_offered(c, kOpExpPerElement<Op>, kNarrowsOutput<typename Io::Row>, N,
-                                            value_bytes)) {
+  } else if constexpr (!warp_config_built(c, kOpExpPerElement<Op>, kNarrowsOutput<typename Io::Row>, N,
+                                         sizeof(PackedOf<typename Io::Row, 1>))) {
     return kNoKernelForPlan;  // never planned: not built
   } else {
     if (c.edge_lanes && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots

@@ -159,13 +159,19 @@ constexpr bool warp_config_fits(const WarpConfig& c, int pack, int pack_value_by
 // (narrows_output: kNarrowsOutput) with packs of `pack` values of value_bytes on chip: opt-in and
 // exact-width configurations take 16-byte packs of 2- and 4-byte values only, the rows measured, one
 // of given value_bytes those values only, and a narrowing-only one quantized rows only.
-// launch_warp builds no kernel where it is false.
 constexpr bool warp_config_offered(const WarpConfig& c, bool exp_op, bool narrows_output, int pack,
                                    int value_bytes) {
   const bool measured_packs = pack * value_bytes == kMaxPackBytes && (value_bytes == 2 || value_bytes == 4);
   if ((c.lanes > 0 && !measured_packs) || (c.value_bytes > 0 && c.value_bytes != value_bytes)) return false;
   if (c.narrowing_only && !narrows_output) return false;
   return !c.op_opt_in || (exp_op && measured_packs);
+}
+
+// Whether launch_warp builds configuration c's kernel for such an op and rows (the planner offers no
+// other): its lanes hold the packs, and the configuration is offered.
+constexpr bool warp_config_built(const WarpConfig& c, bool exp_op, bool narrows_output, int pack, int value_bytes) {
+  return warp_config_fits(c, pack, pack * value_bytes) &&
+         warp_config_offered(c, exp_op, narrows_output, pack, value_bytes);
 }
 
 // Whether configuration c launches a plan of `width` lanes a group: its exact lanes, or a power of two.
@@ -517,10 +523,9 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       // Groups whose lanes take the edge hold whole packs only (warp_rows.cuh).
       const int64_t whole_packs = std::max<int64_t>(1, shape.cols / shape.pack);
       int64_t best_slots = 0;
-      // The configurations that may hold this row at all (launch_warp builds the same ones).
+      // The configurations that may hold this row at all.
       const auto holds = [&](const WarpConfig& c) {
-        return warp_config_fits(c, shape.pack, shape.pack * shape.value_bytes) &&
-               warp_config_offered(c, shape.exp_per_element, shape.narrows_output, shape.pack, shape.value_bytes) &&
+        return warp_config_built(c, shape.exp_per_element, shape.narrows_output, shape.pack, shape.value_bytes) &&
                warp_config_ends(c, shape.partial_packs());
       };
       const auto take = [&](const WarpConfig& c, int width, int64_t slots) {
