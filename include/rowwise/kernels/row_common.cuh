@@ -30,6 +30,13 @@ __host__ __device__ constexpr int min_blocks_per_sm(int threads, int stored_byte
 template <class RowIo, int N> using PackedOf = typename RowIo::template Packed<N>;
 template <int N, class Io> inline constexpr int kPackStoredBytes = sizeof(PackedOf<typename Io::Row, N>);
 
+// Whether rows' outputs are narrower than their stored inputs (int8 / fp8 outputs of abs-max); not
+// known of functor Io.
+template <class RowIo, class = void> inline constexpr bool kNarrowsOutput = false;
+template <class RowIo>
+inline constexpr bool kNarrowsOutput<RowIo, std::void_t<typename RowIo::Out, typename RowIo::Stored>> =
+    sizeof(typename RowIo::Out) < sizeof(typename RowIo::Stored);
+
 // Packs in a row of `cols` elements starting at lane `phase` of its first pack.
 template <class I> __host__ __device__ inline I packs_in_row(I cols, int phase, int n) {
   return (cols + phase + n - 1) / n;
@@ -176,8 +183,10 @@ template <int N, class I> __device__ inline bool is_whole_pack(no_deduce<I> p, i
 
 // Loads U packs of a row, first, first + stride, ...; those past the row's end hold pads.
 // With kWholeOnly, partial packs hold pads too (their elements are the edge's); with kFromBelow,
-// first may lie below the row's first whole pack, and packs there hold pads (warp_rows.cuh).
-template <class Op, int N, int U, bool kWholeOnly = false, bool kFromBelow = false, class RowIo, class I>
+// first may lie below the row's first whole pack, and packs there hold pads (warp_rows.cuh); with
+// kUntestedWhole, whole packs load by one access without the row's bounds tests (block_rows.cuh).
+template <class Op, int N, int U, bool kWholeOnly = false, bool kFromBelow = false, bool kUntestedWhole = false,
+          class RowIo, class I>
 __device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v, no_deduce<I> first,
                                           no_deduce<I> stride, no_deduce<I> packs, int phase, I cols) {
 #pragma unroll
@@ -185,7 +194,11 @@ __device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v
     const I p = first + u * stride;
     if constexpr (kWholeOnly) {
       const bool whole = p < packs && (!kFromBelow || p >= (phase != 0));
-      v[u] = whole ? whole_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
+      if constexpr (kUntestedWhole) {
+        v[u] = whole ? io.template load_packed<N>(p * N - phase) : pad_pack<Op, N, RowIo>();
+      } else {
+        v[u] = whole ? whole_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
+      }
     } else {
       v[u] = p < packs ? load_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
     }
@@ -291,8 +304,8 @@ inline constexpr bool kOpExpPerElement<Op, std::void_t<decltype(Op::kExpPerEleme
 // row's bounds tests, which cost edge-taking warp lanes some 4 instructions a pack and a dead fallback
 // (H200, 16-bit and fp32 rows of 129-509 columns: softmax and log_softmax +0 to +2.3 points, int8
 // outputs -1.5 to +2.6; docs/perf.md "Whole packs stored without bounds tests"), unless
-// kTestWholeStores: block rows ran slower so (bf16 softmax / log_softmax of 1289 columns -1 / -3).
-// Loads keep their tests (load_strided_packs), whose branches keep ptxas from moving loads behind the
+// kTestWholeStores: block rows of softmax and log_softmax ran slower so (bf16 of 1289 columns -1 / -3).
+// Warp lanes' loads keep their tests (load_strided_packs), whose branches keep ptxas from moving loads behind the
 // math: without them some warp kernels lost 7-10 points.
 template <class Op, int N, int U, bool kUnpackAgain, bool kWholeOnly = false, bool kTestWholeStores = false,
           class RowIo, class I>

@@ -14,13 +14,6 @@ inline constexpr int kWarpBlockThreads = 128;
 // The bytes a value of one operand takes on chip (4: fp32, 2: 16-bit; the rules below).
 template <int N, class Io> inline constexpr int kWarpValueBytes = kPackStoredBytes<N, Io> / (N * Io::kInputs);
 
-// Whether rows' outputs are narrower than their stored inputs (int8 / fp8 outputs of abs-max); not
-// known of functor Io.
-template <class RowIo, class = void> inline constexpr bool kNarrowsOutput = false;
-template <class RowIo>
-inline constexpr bool kNarrowsOutput<RowIo, std::void_t<typename RowIo::Out, typename RowIo::Stored>> =
-    sizeof(typename RowIo::Out) < sizeof(typename RowIo::Stored);
-
 // Lanes of edge-taking fp32 rows quantized to a narrower output (int8 / fp8) start a row's whole
 // packs at a 128-byte line where their slots allow it: a group of 8 lanes of 16-byte packs then loads
 // one line an instruction where a row off the line grid spans two. H200, int8 outputs of fp32 rows of
