@@ -184,7 +184,8 @@ template <int N, class I> __device__ inline bool is_whole_pack(no_deduce<I> p, i
 // Loads U packs of a row, first, first + stride, ...; those past the row's end hold pads.
 // With kWholeOnly, partial packs hold pads too (their elements are the edge's); with kFromBelow,
 // first may lie below the row's first whole pack, and packs there hold pads (warp_rows.cuh); with
-// kUntestedWhole, whole packs load by one access without the row's bounds tests (block_rows.cuh).
+// kUntestedWhole, whole packs load by one access without the row's bounds tests (rows of narrowing
+// outputs: warp_rows.cuh, block_rows.cuh).
 template <class Op, int N, int U, bool kWholeOnly = false, bool kFromBelow = false, bool kUntestedWhole = false,
           class RowIo, class I>
 __device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v, no_deduce<I> first,
@@ -305,8 +306,8 @@ inline constexpr bool kOpExpPerElement<Op, std::void_t<decltype(Op::kExpPerEleme
 // (H200, 16-bit and fp32 rows of 129-509 columns: softmax and log_softmax +0 to +2.3 points, int8
 // outputs -1.5 to +2.6; docs/perf.md "Whole packs stored without bounds tests"), unless
 // kTestWholeStores: block rows of softmax and log_softmax ran slower so (bf16 of 1289 columns -1 / -3).
-// Warp lanes' loads keep their tests (load_strided_packs), whose branches keep ptxas from moving loads behind the
-// math: without them some warp kernels lost 7-10 points.
+// Loads keep their tests (load_strided_packs) but in most rows of narrowing outputs: their branches keep
+// ptxas from moving loads behind the math, without which some softmax warp kernels lost 7-10 points.
 template <class Op, int N, int U, bool kUnpackAgain, bool kWholeOnly = false, bool kTestWholeStores = false,
           class RowIo, class I>
 __device__ inline void map_and_store_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v,
