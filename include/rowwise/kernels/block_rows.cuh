@@ -112,15 +112,18 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kBlockMi
     }
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
-    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge, !kUntestedWhole>(row_io, v, fin, first,
-                                                                                      blockDim.x, end_pack, phase,
-                                                                                      row_cols);
-    if constexpr (kEdge) {
-      const RowEdge edge = row_edge<N>(row_cols, phase);
-      typename Op::In e[kEdgeSlots<N>];
-      load_edge<Op, N>(row_io, e, edge, threadIdx.x, blockDim.x, row_cols);
-      map_and_store_edge<Op, N>(row_io, e, fin, edge, threadIdx.x, blockDim.x, row_cols);
-    }
+    // Structured bindings are captured by name (C++17 lambdas cannot capture them).
+    with_map_op<Op>(fin, [&, &row_io = row_io, phase = phase](auto map_op) {
+      using MapOp = decltype(map_op);
+      map_and_store_strided_packs<MapOp, N, K, kOpUnpacksAgain<Op>, kEdge, !kUntestedWhole>(
+          row_io, v, fin, first, blockDim.x, end_pack, phase, row_cols);
+      if constexpr (kEdge) {
+        const RowEdge edge = row_edge<N>(row_cols, phase);
+        typename Op::In e[kEdgeSlots<N>];
+        load_edge<Op, N>(row_io, e, edge, threadIdx.x, blockDim.x, row_cols);
+        map_and_store_edge<MapOp, N>(row_io, e, fin, edge, threadIdx.x, blockDim.x, row_cols);
+      }
+    });
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }
 }

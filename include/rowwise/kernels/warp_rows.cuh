@@ -141,12 +141,18 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
         map_and_store_strided_terms<Op, N, K, EdgeLanes>(row_io(r), terms[r], Op::kept_scale(packs_state[r], fin),
                                                          first[r], width, end(phase[r]), phase[r],
                                                          row_cols);
+        if constexpr (EdgeLanes) {
+          map_and_store_edge<Op, N>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
+        }
       } else {
-        map_and_store_strided_packs<Op, N, K, false, EdgeLanes>(row_io(r), v[r], fin, first[r], width,
-                                                                end(phase[r]), phase[r], row_cols);
-      }
-      if constexpr (EdgeLanes) {
-        map_and_store_edge<Op, N>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
+        with_map_op<Op>(fin, [&](auto map_op) {
+          using MapOp = decltype(map_op);
+          map_and_store_strided_packs<MapOp, N, K, false, EdgeLanes>(row_io(r), v[r], fin, first[r], width,
+                                                                     end(phase[r]), phase[r], row_cols);
+          if constexpr (EdgeLanes) {
+            map_and_store_edge<MapOp, N>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
+          }
+        });
       }
       if (group_lane == 0) Op::emit(io, row, fin);
     }

@@ -17,6 +17,8 @@
 //   kExpPerElement                                  an exp for every element: bound by issue in short
 //                                                   warp rows (dispatch's warp-row choices)
 //   kKeepsValuesInTileRows                          16-bit tile thread rows keep their values for the map
+//   plain_map_op(), plain_map(f)                    a cheaper op for the map of rows where plain_map(f),
+//                                                   chosen once a row by warp and block rows (abs-max)
 #pragma once
 #include "../primitives/max_sum.cuh"
 #include "../primitives/numeric.cuh"
