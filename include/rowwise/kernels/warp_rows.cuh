@@ -145,6 +145,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
           map_and_store_edge<Op, N>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
         }
       } else {
+        // Only here: softmax's kept-terms map inside with_map_op compiled to other code (cubins differ).
         with_map_op<Op>(fin, [&](auto map_op) {
           using MapOp = decltype(map_op);
           map_and_store_strided_packs<MapOp, N, K, false, EdgeLanes>(row_io(r), v[r], fin, first[r], width,
