@@ -196,5 +196,38 @@ TEST(AbsmaxEmulation, TinyRowsKeepTheirProportions) {
   EXPECT_EQ(static_cast<float>(__nv_fp8_e4m3(Double::map(1e-310 / 2, d))), 224.f);
 }
 
+// Quantizing kernels map a row by the op without the tiny rows' multiply where plain_map says so
+// (kernels/row_common.cuh: with_map_op): that op must give the same values on every row it takes,
+// and tiny rows, whose factor alone overflows, must not be among them.
+template <class Op> void expect_plain_map_agrees(typename Op::Acc m) {
+  using A = typename Op::Acc;
+  using Plain = decltype(Op::plain_map_op());
+  const typename Op::Final f = Op::finalize(m);
+  if (!Op::plain_map(f)) {
+    EXPECT_LT(m, A(0x1p-64)) << "a row of abs-max " << m << " left to the tiny rows' map";
+    return;
+  }
+  EXPECT_FALSE(m < A(0x1p-64)) << "a tiny row of abs-max " << m << " given the plain map";
+  for (const A x : {m, -m, m / 3, -m / 7, A(0)}) {
+    const A plain = Plain::map(x, f), full = Op::map(x, f);
+    EXPECT_TRUE(plain == full || (std::isnan(plain) && std::isnan(full))) << m << ": " << plain << " vs " << full;
+  }
+}
+
+TEST(AbsmaxEmulation, PlainMapTakesEveryRowButTinyOnesAlike) {
+  const float fmax = std::numeric_limits<float>::max();
+  for (const float m : {0.f, 1e-40f, 1e-37f, 0x1p-65f, 0x1p-64f, 1e-19f, 1e-3f, 1.f, 3.25f, 1e30f, fmax,
+                        static_cast<float>(kInf), static_cast<float>(kNaN)}) {
+    expect_plain_map_agrees<rowwise::AbsmaxScaleOp<float, int8_t>>(m);
+    expect_plain_map_agrees<rowwise::AbsmaxScaleOp<float, __nv_fp8_e4m3>>(m);
+  }
+  for (const double m : {0.0, 1e-310, 1e-300, 0x1p-64, 1.0, 1e300, kInf, kNaN}) {
+    expect_plain_map_agrees<rowwise::AbsmaxScaleOp<double, int8_t>>(m);
+  }
+  using Op = rowwise::AbsmaxScaleOp<float, int8_t>;
+  EXPECT_FALSE(Op::plain_map(Op::finalize(1e-37f)));
+  EXPECT_TRUE(Op::plain_map(Op::finalize(1.f)));
+}
+
 }  // namespace
 }  // namespace rowwise_test

@@ -48,7 +48,7 @@ template <class A, class Out, bool kTinyRows = true> struct AbsmaxScaleOp {
   // Quantizing rows that are not tiny map by the op without kTinyRows' multiply, chosen once a row
   // (kernels/row_common.cuh: with_map_op). Same-type outputs keep one map: they lost up to 3.9 points so.
   template <class O = Out, class = std::enable_if_t<sizeof(O) == 1>> static AbsmaxScaleOp<A, Out, false> plain_map_op();
-  __device__ static bool plain_map(const Final& f) { return f.pre == A(1); }
+  __host__ __device__ static bool plain_map(const Final& f) { return f.pre == A(1); }
   template <class Io> __device__ static void emit(const Io& io, int64_t row, const Final& f) {
     io.store_row_scale(row, static_cast<float>(f.absmax / A(kQmax)));
   }
