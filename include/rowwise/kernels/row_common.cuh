@@ -90,10 +90,11 @@ __device__ inline PackedOf<RowIo, N> load_pack_of_row(const RowIo& io, no_deduce
   return RowIo::template pack<N>(v);
 }
 
-// The pack whose first slot is row element first_col if it lies wholly inside the row, else pads.
-template <class Op, int N, class RowIo, class I>
+// The pack whose first slot is row element first_col if it lies wholly inside the row, else pads
+// (kWhole: the caller knows it does, and the pack is loaded untested).
+template <class Op, int N, bool kWhole = false, class RowIo, class I>
 __device__ inline PackedOf<RowIo, N> whole_pack_of_row(const RowIo& io, no_deduce<I> first_col, I cols) {
-  if (first_col >= 0 && first_col + N <= cols) return io.template load_packed<N>(first_col);
+  if (kWhole || (first_col >= 0 && first_col + N <= cols)) return io.template load_packed<N>(first_col);
   return pad_pack<Op, N, RowIo>();
 }
 
@@ -209,11 +210,7 @@ __device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v
     const I p = first + u * stride;
     if constexpr (kWholeOnly) {
       const bool whole = p < packs && (!kFromBelow || p >= (phase != 0));
-      if constexpr (kUntestedWhole) {
-        v[u] = whole ? io.template load_packed<N>(p * N - phase) : pad_pack<Op, N, RowIo>();
-      } else {
-        v[u] = whole ? whole_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
-      }
+      v[u] = whole ? whole_pack_of_row<Op, N, kUntestedWhole>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
     } else {
       v[u] = p < packs ? load_pack_of_row<Op, N>(io, p * N - phase, cols) : pad_pack<Op, N, RowIo>();
     }
