@@ -46,8 +46,10 @@ template <class A, class Out, bool kTinyRows = true> struct AbsmaxScaleOp {
   }
   __host__ __device__ static A map(A x, const Final& f) { return kTinyRows ? x * f.pre * f.mul : x * f.mul; }
   // Quantizing rows that are not tiny map by the op without kTinyRows' multiply, chosen once a row
-  // (kernels/row_common.cuh: with_map_op). Same-type outputs keep one map: they lost up to 3.9 points so.
-  template <class O = Out, class = std::enable_if_t<sizeof(O) == 1>> static AbsmaxScaleOp<A, Out, false> plain_map_op();
+  // (kernels/row_common.cuh: with_map_op); ops without tiny rows have one map already. Same-type outputs
+  // keep one map: they lost up to 3.9 points so.
+  template <class O = Out, class = std::enable_if_t<sizeof(O) == 1 && kTinyRows>>
+  static AbsmaxScaleOp<A, Out, false> plain_map_op();
   __host__ __device__ static bool plain_map(const Final& f) { return f.pre == A(1); }
   template <class Io> __device__ static void emit(const Io& io, int64_t row, const Final& f) {
     io.store_row_scale(row, static_cast<float>(f.absmax / A(kQmax)));
