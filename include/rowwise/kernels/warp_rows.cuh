@@ -165,9 +165,11 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
 // registers unbounded, so they are bounded to 80 (at 64 they spilled 60-90 bytes). Lanes of two
 // edge-taking rows of 16-bit values (one operand) took, at 2 / 4 packs (ragged rows of 129-135 /
 // 192-255 columns), 77 / 96 registers in softmax and log_softmax (6 / 5 blocks an SM), 72 / 83 in
-// abs-max to int8 / fp8 (7 / 5): bounded where ptxas does not spill, to 72 / - and 56 / 80, for
+// abs-max to int8 / fp8 (7 / 5): bounded where ptxas does not spill, to 72 / - and 64 / 80, for
 // the blocks an SM that the H200 needs for bytes in flight (softmax +3-5 points, int8 / fp8 outputs
-// +2-4; the H100 lost 1-2.5: docs/perf.md "two-edge-row lanes bounded"). Abs-max to 16-bit lost 1-3
+// +2-4; the H100 lost 1-2.5: docs/perf.md "two-edge-row lanes bounded"). The int8 / fp8 lanes of 2
+// packs were bounded to 56 until their two maps (with_map_op) spilled there; 64 measured +0-1.5 on
+// the H200 and +1-3 on the H100 (docs/perf.md "int8 / fp8 two-row lanes at 64"). Abs-max to 16-bit lost 1-3
 // so, as other lanes did, which took 30-80 unbounded and grew to the bound (bf16 lanes of 4 packs: 56
 // -> 64 registers, 16-column bf16 rows 93 -> 85 % of copy).
 template <class Op, int N, int K, int R, bool EdgeLanes, class Io>
@@ -178,7 +180,7 @@ inline constexpr int kWarpLaneRegisters = [] {
   if (value_bytes != 2 || Io::kInputs != 1 || !EdgeLanes || R == 1) return 0;
   constexpr bool one_value_state = sizeof(typename Op::State) == sizeof(typename Op::Acc);  // abs-max
   constexpr bool quantizing = kNarrowsOutput<typename Io::Row>;
-  if (held == kStoredBytesPerThread / 2) return one_value_state ? (quantizing ? 56 : 0) : 72;
+  if (held == kStoredBytesPerThread / 2) return one_value_state ? (quantizing ? 64 : 0) : 72;
   if (held == kStoredBytesPerThread) return one_value_state && quantizing ? 80 : 0;
   return 0;
 }();
