@@ -22,13 +22,15 @@ inline const std::vector<int64_t>& sweep_cols() {
   // 12 / 20 / 24 / 40: fp32 rows of 3 / 5 and 16-bit rows of 3 / 5 whole packs,
   // in groups of as many lanes; 144: 16-bit rows of 18 whole packs in 6 lanes of 3; 136 / 200: 16-bit
   // rows of 17 / 25 whole packs, 8 lanes of 3 / 4 (without the edge code for softmax and log_softmax
-  // where memory outpaces the SMs);
+  // where memory outpaces the SMs); 150 / 70: ragged 16-bit / fp32 rows of 18 / 17 whole packs, 6 lanes
+  // of 3 with the edge for softmax and log_softmax there;
   // 580 / 768 / 800: warp rows of 5 / 6 / 7 packs a lane (fp32); 1152 / 1280: 16-bit warp rows of 5
   // packs of 8; 2304 / 2560: 16-bit block rows of 11 packs a thread; 12345: 16-bit block rows with the
   // row's edge.
-  static const std::vector<int64_t> cols = {1, 2, 3, 7, 12, 20, 24, 31, 32, 33, 40, 41, 63, 65, 72, 75, 127, 129, 136,
-                                            144, 197, 200, 255, 257, 500, 511, 513, 580, 768, 800, 1000, 1023, 1024,
-                                            1025, 1152, 1280, 2049, 2304, 2560, 4097, 8191, 12345, 16385, 65537};
+  static const std::vector<int64_t> cols = {1,    2,    3,    7,    12,   20,   24,    31,    32,    33,   40,   41,
+                                            63,   65,   70,   72,   75,   127,  129,   136,   144,   150,  197,  200,
+                                            255,  257,  500,  511,  513,  580,  768,   800,   1000,  1023, 1024, 1025,
+                                            1152, 1280, 2049, 2304, 2560, 4097, 8191, 12345, 16385, 65537};
   return cols;
 }
 

@@ -292,8 +292,9 @@ TEST(Dispatch, ExpOpsTakeOneRagged16BitRowAGroupWhereMemoryOutpacesTheSms) {
       for (bool h200 : {true, false}) {
         const Plan p = choose(s, Strategy::kAuto, h200 ? kHopper : kH100);
         const bool one = exp_op && packs >= 3 && h200;
+        const bool six_lanes = exp_op && h200 && cols / 8 >= 17 && cols / 8 <= 18;  // next test
         EXPECT_EQ(p.strategy, Strategy::kWarp) << cols;
-        EXPECT_EQ(p.width, 8) << cols;
+        EXPECT_EQ(p.width, six_lanes ? 6 : 8) << cols;
         EXPECT_EQ(p.packs_per_lane, packs) << cols;
         EXPECT_EQ(p.rows_per_group, one ? 1 : 2) << cols << " exp " << exp_op << " H200 " << h200;
         EXPECT_TRUE(p.edge) << cols;
@@ -304,6 +305,33 @@ TEST(Dispatch, ExpOpsTakeOneRagged16BitRowAGroupWhereMemoryOutpacesTheSms) {
   fp32.exp_per_element = true;
   EXPECT_EQ(choose(fp32).packs_per_lane, 3);
   EXPECT_EQ(choose(fp32).rows_per_group, 2);
+}
+
+// There too, ops of an exp an element take ragged rows of 17-18 whole packs (16-bit 137-151 columns,
+// fp32 69-75) in 6 lanes of 3 with the edge: 16-bit rows one a group, fp32 rows two. Other ops, rows of
+// 16 or 19 whole packs and the H100 keep 8 lanes.
+TEST(Dispatch, ExpOpsTakeRaggedRowsOf17To18WholePacksInSixLanesWhereMemoryOutpacesTheSms) {
+  struct Row { int64_t cols; int elem_bytes; };
+  for (const Row row : {Row{135, 2}, Row{137, 2}, Row{143, 2}, Row{151, 2}, Row{152, 2}, Row{67, 4}, Row{69, 4},
+                        Row{75, 4}, Row{77, 4}}) {
+    const int pack = 16 / row.elem_bytes;
+    const int64_t whole_packs = row.cols / pack;
+    for (bool exp_op : {false, true}) {
+      for (bool h200 : {true, false}) {
+        RowShape s = ragged_shape(row.cols, row.elem_bytes, pack);
+        s.exp_per_element = exp_op;
+        const Plan p = choose(s, Strategy::kAuto, h200 ? kHopper : kH100);
+        const std::string where = std::to_string(row.cols) + " x " + std::to_string(row.elem_bytes) + " bytes, exp " +
+                                  std::to_string(exp_op) + ", H200 " + std::to_string(h200);
+        const bool six = exp_op && h200 && (whole_packs == 17 || whole_packs == 18);
+        EXPECT_EQ(p.strategy, Strategy::kWarp) << where;
+        EXPECT_TRUE(p.edge) << where;
+        EXPECT_EQ(p.width, six ? 6 : 8) << where;
+        if (six) EXPECT_EQ(p.packs_per_lane, 3) << where;
+        if (six) EXPECT_EQ(p.rows_per_group, row.elem_bytes == 2 ? 1 : 2) << where;
+      }
+    }
+  }
 }
 
 // There too, their 16-bit rows of 17-32 whole packs (but 18: 6 lanes of 3) take 8 lanes of one row
@@ -396,7 +424,8 @@ TEST(Dispatch, WarpPlansAreLaunchedConfigs) {
               }
               EXPECT_EQ(matches, 1) << where;
               if (!p.edge) continue;
-              EXPECT_GE(p.width, rowwise::kMinEdgeThreads) << where;
+              // Groups of exactly their lanes size their edge slots for them (warp_rows.cuh).
+              if ((p.width & (p.width - 1)) == 0) EXPECT_GE(p.width, rowwise::kMinEdgeThreads) << where;
               EXPECT_GE(int64_t(p.width) * p.packs_per_lane, cols / pack) << where;
               EXPECT_LE(p.rows_per_group * p.packs_per_lane * pack * s.value_bytes, rowwise::kStoredBytesPerThread)
                   << where;

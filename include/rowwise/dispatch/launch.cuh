@@ -89,7 +89,7 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
                                          sizeof(PackedOf<typename Io::Row, 1>))) {
     return kNoKernelForPlan;  // never planned: not built
   } else {
-    if (c.edge_lanes && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
+    if (c.edge_lanes && c.lanes == 0 && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
     auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, c.edge_lanes, c.lanes, Io>();
     const int64_t rows_per_block = warp_rows_per_block(plan);
     const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block, plan.block_iterations, plan);

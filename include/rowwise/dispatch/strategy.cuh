@@ -113,6 +113,13 @@ struct WarpConfig {
 // 72 columns -3.1 to -7.1 (fp16 to fp8 90 -> 83 %; bf16 to int8 +0.4): kept for the H200. The other ops
 // lost so (absmax_scale -4.6 to -12.6, softmax -0.4 to -2.7), and so did rows of 6 packs in 3 lanes of
 // 2 (int8 outputs of 16-bit 48 columns -2.3 / -5.9; absmax_scale -12 to -13).
+// Ragged rows of 17-18 whole packs (16-bit 137-151 columns, fp32 69-75), whose 8 lanes of 3 packs left
+// a quarter of the slots empty, take 6 lanes of 3 with the edge (its slots sized for 6 lanes) in ops of
+// an exp an element, where memory outpaces the SMs: fp32 rows two a group, 16-bit rows one (as 8 lanes
+// there). H200, A/B same job, 256 MiB: fp32 softmax / log_softmax of 70 / 75 columns 81-84 -> 91-92 %,
+// bf16 softmax 137 / 150 +2.8 / +1.5, log_softmax +7.1 / +3.4 (137: 77 -> 84 %); the abs-max ops lost
+// so (absmax_scale -0.3 to -3.5, 16-bit int8 / fp8 outputs -1.8 to -4.5), and the H100 too (16-bit
+// log_softmax two a group -9 to -12, fp32 -1.3; docs/perf.md "Six-lane groups with the edge").
 inline constexpr WarpConfig kWarpConfigs[] = {
     {1, 4, PackEnds::kAny, false},    {2, 2, PackEnds::kWhole, false},  {2, 2, PackEnds::kPartial, true},
     {2, 1, PackEnds::kPartial, true}, {3, 2, PackEnds::kPartial, true},
@@ -123,7 +130,8 @@ inline constexpr WarpConfig kWarpConfigs[] = {
     {8, 1, PackEnds::kAny, true},
     {1, 4, PackEnds::kWhole, false, false, 3}, {1, 4, PackEnds::kWhole, false, false, 5},
     {3, 1, PackEnds::kWhole, false, false, 6, 2},
-    {3, 2, PackEnds::kWhole, false, false, 3, 0, true}, {2, 2, PackEnds::kWhole, false, false, 5, 0, true}};
+    {3, 2, PackEnds::kWhole, false, false, 3, 0, true}, {2, 2, PackEnds::kWhole, false, false, 5, 0, true},
+    {3, 2, PackEnds::kPartial, true, true, 6, 4},     {3, 1, PackEnds::kPartial, true, true, 6, 2}};
 inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
 // But on a device whose DRAM moves more than kFastMemoryGbpsPerSm an SM (H200: 4.8 TB/s over 132 SMs,
 // 36; H100 SXM: 25), where 16-bit warp rows seem bound by the SMs (not profiled), an op of an exp
@@ -182,10 +190,14 @@ constexpr bool warp_config_width(const WarpConfig& c, int width) {
 // Whether configuration c, at `width` lanes a group (a power of two), takes a row it holds: the limits
 // measured for particular configurations and devices (kWarpConfigs' comment).
 inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& shape, const DeviceInfo& dev) {
-  if (c.edge_lanes && width < kMinEdgeThreads) return false;  // the edge's slots
-  if (c.op_opt_in && shape.value_bytes == 4 && shape.max_packs > kMaxThreePackPairs4ByteRowPacks) return false;
+  if (c.edge_lanes && c.lanes == 0 && width < kMinEdgeThreads) return false;  // the edge's slots
+  if (c.edge_lanes && c.lanes > 0 && !memory_outpaces_sms(dev)) return false;  // groups of 6 with the edge
+  if (c.op_opt_in && !c.edge_lanes && shape.value_bytes == 4 && shape.max_packs > kMaxThreePackPairs4ByteRowPacks)
+    return false;
   // Exp ops' lanes of one whole 16-bit row without the edge code: rows of 17-32 packs, on the H200.
-  if (c.op_opt_in && c.rows_per_group == 1) return width >= kMinEdgeThreads && memory_outpaces_sms(dev);
+  if (c.op_opt_in && !c.edge_lanes && c.rows_per_group == 1) {
+    return width >= kMinEdgeThreads && memory_outpaces_sms(dev);
+  }
   if (c.edge_lanes && c.rows_per_group > 1) {
     // Two edge-taking rows a group: rows of kMinTwoEdgeRowBytes or more, but one a group for exp ops'
     // 16-bit rows of 3-4 packs a lane where memory outpaces the SMs (kFastMemoryGbpsPerSm).
@@ -550,7 +562,11 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       // left some empty.
       for (const WarpConfig& c : kWarpConfigs) {
         const int64_t slots = int64_t(c.lanes) * c.packs_per_lane;
-        if (c.lanes == 0 || shape.max_packs != slots || (best_slots > 0 && slots >= best_slots) || !holds(c)) continue;
+        const bool fills = c.edge_lanes ? whole_packs <= slots && whole_packs > slots - c.packs_per_lane
+                                        : shape.max_packs == slots;
+        if (c.lanes == 0 || !fills || (best_slots > 0 && slots >= best_slots) || !holds(c) ||
+            !warp_config_takes(c, c.lanes, shape, dev))
+          continue;
         take(c, c.lanes, slots);
         break;
       }

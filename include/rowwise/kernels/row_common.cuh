@@ -153,10 +153,11 @@ __device__ inline void map_and_store_pack(const RowIo& io, const PackedOf<RowIo,
 // longer than one of 2200 (ncu: 7 more load and 7 more store requests a row, 20 % more instructions,
 // twice the barrier stalls). Register-resident strategies can instead give the edge one element a
 // thread, one access for all, and move whole packs only (partial ones hold pads and are not stored).
-// Slots enough for the 2 (N - 1) elements an edge may hold, over groups of kMinEdgeThreads or more.
+// Slots enough for the 2 (N - 1) elements an edge may hold, over groups of Threads threads (a group of
+// any width sizes them for its lanes; power-of-two groups have kMinEdgeThreads or more).
 inline constexpr int kMinEdgeThreads = 8;
-template <int N>
-inline constexpr int kEdgeSlots = N > 1 ? (2 * (N - 1) + kMinEdgeThreads - 1) / kMinEdgeThreads : 1;
+template <int N, int Threads = kMinEdgeThreads>
+inline constexpr int kEdgeSlots = N > 1 ? (2 * (N - 1) + Threads - 1) / Threads : 1;
 struct RowEdge {
   int head = 0;  // elements before the first whole pack
   int tail = 0;  // elements after the last whole pack
@@ -169,21 +170,21 @@ template <int N, class I> __device__ inline RowEdge row_edge(I cols, int phase) 
 }
 
 // Loads the edge elements thread `t` of `threads` takes; slots without one hold pads.
-template <class Op, int N, class RowIo, class I>
+template <class Op, int N, int Slots = kEdgeSlots<N>, class RowIo, class I>
 __device__ inline void load_edge(const RowIo& io, typename Op::In* e, const RowEdge& edge, int t, int threads, I cols) {
 #pragma unroll
-  for (int s = 0; s < kEdgeSlots<N>; ++s) {
+  for (int s = 0; s < Slots; ++s) {
     const int i = t + s * threads;
     if (i < edge.elements()) io.template load<1>(e + s, edge.col(i, cols));
     else e[s] = Op::pad();
   }
 }
 
-template <class Op, int N, class RowIo, class I>
+template <class Op, int N, int Slots = kEdgeSlots<N>, class RowIo, class I>
 __device__ inline void map_and_store_edge(const RowIo& io, const typename Op::In* e, const typename Op::Final& fin,
                                           const RowEdge& edge, int t, int threads, I cols) {
 #pragma unroll
-  for (int s = 0; s < kEdgeSlots<N>; ++s) {
+  for (int s = 0; s < Slots; ++s) {
     const int i = t + s * threads;
     if (i >= edge.elements()) continue;
     const typename Op::Acc out = Op::map(e[s], fin);

@@ -51,9 +51,10 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // The loop is uniform over the warp (shuffles need every lane); rows past the end only pad.
   // Within one load instruction the groups read consecutive rows, so the warp reads one span.
   // EdgeLanes groups take their rows' edges; the planner gives them 8 lanes or more (kMinEdgeThreads),
-  // which launch_warp checks. Such groups hold the row's whole packs only (at most cols / N, where a
-  // ragged row spans up to two more), lane l from the first whole pack on (or from a line's start
-  // before it: kWarpLanesOnLines): packs [first, end) of a row of the given phase.
+  // which launch_warp checks, or exactly Lanes, whose edge slots are sized for them. Such groups hold
+  // the row's whole packs only (at most cols / N, where a ragged row spans up to two more), lane l from
+  // the first whole pack on (or from a line's start before it: kWarpLanesOnLines): packs [first, end)
+  // of a row of the given phase.
   // Lanes holding half their budget of row or less (kernels/row_common.cuh): 16-bit rows of up to a
   // few hundred columns, whose time follows their instructions (docs/perf.md), the row's fixed work
   // (addresses, edge, reduction) a large share of them.
@@ -66,7 +67,8 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // without the edge code, too (16-bit 136 / 144 columns +1-1.6: "Whole 16-bit rows without the edge").
   constexpr bool kKeepTerms = kFewPacks && (EdgeLanes || R == 1) && kOpKeepsTerms<Op>;
   const int row_cols = static_cast<int>(cols);  // a warp row holds at most 32 * 8 packs: 32-bit indices
-  constexpr bool kOnLines = EdgeLanes && kWarpLanesOnLines<N, Io>;
+  constexpr bool kOnLines = EdgeLanes && Lanes == 0 && kWarpLanesOnLines<N, Io>;  // line_shift: powers of two
+  constexpr int kSlots = kEdgeSlots<N, (Lanes > 0 ? Lanes : kMinEdgeThreads)>;
   // Edge-taking lanes of rows quantized to a narrower output (int8 / fp8) load whole packs without the
   // row's bounds tests, as block rows do, where they hold two rows or 4-byte values: H200, int8 / fp8
   // outputs of 16-bit rows of 129-255 columns +0 to +6.7 points (bf16 150: 69.4 -> 75.9 %), fp32 +0-1.7.
@@ -79,7 +81,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   };
   for (int64_t base = warp * groups * R; base < rows; base += warps * groups * R) {
     PackedOf<RowIo, N> v[R][K];
-    typename Op::In edge_values[R][kEdgeSlots<N>];
+    typename Op::In edge_values[R][kSlots];
     RowEdge edge[R];
     int phase[R];
     int first[R];  // this lane's first pack of each row
@@ -107,7 +109,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
         load_strided_packs<Op, N, K, true, kOnLines, kUntestedLoads>(row_io(r), v[r], first[r], width, row_end,
                                                                        phase[r], row_cols);
         edge[r] = row < rows ? row_edge<N>(row_cols, phase[r]) : RowEdge{};
-        load_edge<Op, N>(row_io(r), edge_values[r], edge[r], group_lane, width, row_cols);
+        load_edge<Op, N, kSlots>(row_io(r), edge_values[r], edge[r], group_lane, width, row_cols);
       } else {
         first[r] = group_lane;
         load_strided_packs<Op, N, K>(row_io(r), v[r], first[r], width, row_end, phase[r], row_cols);
@@ -124,7 +126,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       } else {
         state[r] = reduce_packs<Op, N, K, RowIo>(v[r]);
       }
-      if constexpr (EdgeLanes) state[r] = Op::combine(state[r], Op::template reduce<kEdgeSlots<N>>(edge_values[r]));
+      if constexpr (EdgeLanes) state[r] = Op::combine(state[r], Op::template reduce<kSlots>(edge_values[r]));
     }
     // Unrolled in lanes of few packs; in fuller lanes ptxas then kept the row unpacked (warp_reduce.cuh).
 #pragma unroll
@@ -142,7 +144,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
                                                          first[r], width, end(phase[r]), phase[r],
                                                          row_cols);
         if constexpr (EdgeLanes) {
-          map_and_store_edge<Op, N>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
+          map_and_store_edge<Op, N, kSlots>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
         }
       } else {
         // Only here: softmax's kept-terms map inside with_map_op compiled to other code (cubins differ).
@@ -151,7 +153,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
           map_and_store_strided_packs<MapOp, N, K, false, EdgeLanes>(row_io(r), v[r], fin, first[r], width,
                                                                      end(phase[r]), phase[r], row_cols);
           if constexpr (EdgeLanes) {
-            map_and_store_edge<MapOp, N>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
+            map_and_store_edge<MapOp, N, kSlots>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
           }
         });
       }
