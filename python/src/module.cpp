@@ -6,6 +6,8 @@
 #include <nanobind/ndarray.h>
 #include <rowwise_c.h>
 
+#include <rowwise/dispatch/device_info.cuh>  // the driver's current context, through the runtime
+
 #include <cstdint>
 
 namespace nb = nanobind;
@@ -15,17 +17,28 @@ namespace {
 
 void* ptr(uintptr_t address) { return reinterpret_cast<void*>(address); }
 
+// Makes `context` current again after a device switch: cudaSetDevice(previous) would make the previous
+// device's primary context current, replacing one the caller had made current (cuCtxCreate, a green
+// context). Falls back to that where the driver cannot tell or set the context.
+void restore_context(CUcontext context, int device) {
+  using SetCurrent = CUresult (*)(CUcontext);
+  static const auto set_current =
+      reinterpret_cast<SetCurrent>(rowwise::detail::driver_function("cuCtxSetCurrent", 12000));
+  if (context == nullptr || set_current == nullptr || set_current(context) != CUDA_SUCCESS) cudaSetDevice(device);
+}
+
 // Runs call() with the GIL released and `device` current (the C ABI works on the current device), then
-// gives the caller its device back. device < 0: the current device, whatever it is.
+// gives the caller its device and context back. device < 0: the current device, whatever it is.
 template <class Call> int on_device(int device, Call call) {
   nb::gil_scoped_release release;
   if (device < 0) return call();
   int previous = 0;
   if (cudaError_t e = cudaGetDevice(&previous); e != cudaSuccess) return e;
-  if (previous != device)
-    if (cudaError_t e = cudaSetDevice(device); e != cudaSuccess) return e;
+  if (previous == device) return call();
+  const CUcontext caller = rowwise::detail::current_context();
+  if (cudaError_t e = cudaSetDevice(device); e != cudaSuccess) return e;
   const int code = call();
-  if (previous != device) cudaSetDevice(previous);
+  restore_context(caller, previous);
   return code;
 }
 
