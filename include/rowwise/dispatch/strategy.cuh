@@ -187,8 +187,8 @@ constexpr bool warp_config_width(const WarpConfig& c, int width) {
   return c.lanes > 0 ? width == c.lanes : (width & (width - 1)) == 0;
 }
 
-// Whether configuration c, at `width` lanes a group (a power of two), takes a row it holds: the limits
-// measured for particular configurations and devices (kWarpConfigs' comment).
+// Whether configuration c, at `width` lanes a group (a power of two, or c's exact lanes), takes a row it
+// holds: the limits measured for particular configurations and devices (kWarpConfigs' comment).
 inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& shape, const DeviceInfo& dev) {
   if (c.edge_lanes && c.lanes == 0 && width < kMinEdgeThreads) return false;  // the edge's slots
   if (c.edge_lanes && c.lanes > 0 && !memory_outpaces_sms(dev)) return false;  // groups of 6 with the edge
@@ -558,8 +558,8 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           break;
         }
       }
-      // Groups of exactly c.lanes lanes: rows of whole packs filling their slots, where the power of two
-      // left some empty.
+      // Groups of exactly c.lanes lanes: rows of whole packs filling their slots (edge-taking groups: the
+      // row's whole packs reach each lane's last slot), where the power of two left more empty.
       for (const WarpConfig& c : kWarpConfigs) {
         const int64_t slots = int64_t(c.lanes) * c.packs_per_lane;
         const bool fills = c.edge_lanes ? whole_packs <= slots && whole_packs > slots - c.packs_per_lane
