@@ -1,35 +1,46 @@
 #!/usr/bin/env bash
-# A/B of a change on the GPU, in one job: builds rowwise-bench from a base source tree and from this one,
-# runs them in turns (base, tree, base, tree, ...) on the same cases, and prints per case the mean % of
-# copy of each and the difference. Turns, not one after the other, so that drifts of the GPU's clocks and
-# temperature fall on both alike.
-# Usage: scripts/ab_bench.sh BASE_DIR [rowwise-bench args...]   (ROUNDS=2 by default)
+# A/B of a change on the GPU, in one job: builds rowwise-bench from a base source tree and from this one
+# (and from any more trees given), runs them in turns (base, tree, ..., base, tree, ...) on the same
+# cases, and prints per case the mean % of copy of each and its difference from the base. Turns, not one
+# after the other, so that drifts of the GPU's clocks and temperature fall on all alike; more trees in
+# one job share its start-up and the base's build.
+# Usage: scripts/ab_bench.sh BASE_DIR [--tree LABEL=DIR]... [rowwise-bench args...]   (ROUNDS=2 by default)
 #   BASE_DIR: a source tree of the base, e.g. `git archive REV | tar -x -C ab-base` (git-ignored; pass it
-#   to the device tool in `carry`). JSON of every run, the comparison (ab.txt) and two logs (ab-build.log,
-#   ab-runs.log: few files, so that a tool bringing back only some of $OUT brings back all) go to $OUT
-#   (or ./out).
+#   to the device tool in `carry`), as each --tree DIR (paths from this tree's root). JSON of every run, the comparison (ab.txt) and two
+#   logs (ab-build.log, ab-runs.log: few files, so that a tool bringing back only some of $OUT brings back
+#   all) go to $OUT (or ./out).
 #   e.g. scripts/ab_bench.sh ab-base --ops absmax_scale,absmax_int8 --dtypes bf16 --cols 17,64,4096
+#        scripts/ab_bench.sh ab-base --tree bound72=ab-exp2 --ops absmax_int8 --dtypes bf16 --cols 137,150
 set -uo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 1 ] && [ -f "$1/CMakeLists.txt" ] || { echo "usage: $0 BASE_DIR [rowwise-bench args...]"; exit 2; }
-base=$(cd "$1" && pwd)
+usage() { echo "usage: $0 BASE_DIR [--tree LABEL=DIR]... [rowwise-bench args...]"; exit 2; }
+[ $# -ge 1 ] && [ -f "$1/CMakeLists.txt" ] || usage
+declare -A src=([base]=$(cd "$1" && pwd) [tree]=$PWD)
+sides=(base tree)
 shift
+while [ "${1:-}" = --tree ]; do
+  [ $# -ge 2 ] || usage
+  label=${2%%=*} dir=${2#*=}
+  # A label names files and build folders: letters, digits, _ and - only, and each once.
+  [[ $label =~ ^[A-Za-z0-9_-]+$ ]] && [ -z "${src[$label]:-}" ] && [ -f "$dir/CMakeLists.txt" ] || usage
+  src[$label]=$(cd "$dir" && pwd)
+  sides+=("$label")
+  shift 2
+done
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-for side in base tree; do
-  src=$PWD
-  [ $side = base ] && src=$base
+for side in "${sides[@]}"; do
   echo "==== $side" >> "$OUT/ab-build.log"
-  { cmake -S "$src" -B "build/ab-$side" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  { cmake -S "${src[$side]}" -B "build/ab-$side" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DROWWISE_BUILD_TESTS=OFF &&
     cmake --build "build/ab-$side" --target rowwise-bench -j "$(nproc)"; } >> "$OUT/ab-build.log" 2>&1 ||
     { tail -30 "$OUT/ab-build.log"; echo "BUILD FAILED ($side)"; exit 1; }
 done
 runs=()
 for round in $(seq "${ROUNDS:-2}"); do
-  for side in base tree; do
+  for side in "${sides[@]}"; do
     json=$OUT/ab-$side-$round.json
     echo "==== $side, round $round" >> "$OUT/ab-runs.log"
     "build/ab-$side/bench/rowwise-bench" --json "$json" "$@" >> "$OUT/ab-runs.log" 2>&1 ||
