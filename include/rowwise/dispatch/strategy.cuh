@@ -120,18 +120,34 @@ struct WarpConfig {
 // bf16 softmax 137 / 150 +2.8 / +1.5, log_softmax +7.1 / +3.4 (137: 77 -> 84 %); the abs-max ops lost
 // so (absmax_scale -0.3 to -3.5, 16-bit int8 / fp8 outputs -1.8 to -4.5), and the H100 too (16-bit
 // log_softmax two a group -9 to -12, fp32 -1.3; docs/perf.md "Six-lane groups with the edge").
+// One configuration a line (WarpConfig's fields): K packs a lane, R rows a group, the pack ends of the
+// rows it takes, whether its lanes take the row's edge, whether only ops that ask get it, its exact
+// lanes (0: a power of two), the only value bytes it takes (0: any), whether only quantized rows do.
 inline constexpr WarpConfig kWarpConfigs[] = {
-    {1, 4, PackEnds::kAny, false},    {2, 2, PackEnds::kWhole, false},  {2, 2, PackEnds::kPartial, true},
-    {2, 1, PackEnds::kPartial, true}, {3, 2, PackEnds::kPartial, true},
-    {3, 1, PackEnds::kWhole, false, true, 0, 2}, {3, 1, PackEnds::kAny, true},
-    {3, 2, PackEnds::kWhole, false, true},
-    {4, 2, PackEnds::kPartial, true}, {4, 1, PackEnds::kWhole, false, true, 0, 2}, {4, 1, PackEnds::kAny, true},
-    {5, 1, PackEnds::kAny, true},     {6, 1, PackEnds::kAny, true},     {7, 1, PackEnds::kAny, true},
-    {8, 1, PackEnds::kAny, true},
-    {1, 4, PackEnds::kWhole, false, false, 3}, {1, 4, PackEnds::kWhole, false, false, 5},
-    {3, 1, PackEnds::kWhole, false, false, 6, 2},
-    {3, 2, PackEnds::kWhole, false, false, 3, 0, true}, {2, 2, PackEnds::kWhole, false, false, 5, 0, true},
-    {3, 2, PackEnds::kPartial, true, true, 6, 4},     {3, 1, PackEnds::kPartial, true, true, 6, 2}};
+    // K, R, ends, edge, opt-in, lanes, values, narrowing
+    {1, 4, PackEnds::kAny,     false, false, 0, 0, false},  // tiny rows, several a group
+    {2, 2, PackEnds::kWhole,   false, false, 0, 0, false},  // two rows of whole packs
+    {2, 2, PackEnds::kPartial, true,  false, 0, 0, false},  // two ragged rows with their edges
+    {2, 1, PackEnds::kPartial, true,  false, 0, 0, false},  // a ragged row with its edge
+    {3, 2, PackEnds::kPartial, true,  false, 0, 0, false},
+    {3, 1, PackEnds::kWhole,   false, true,  0, 2, false},  // exp ops' whole 16-bit rows without the edge (H200)
+    {3, 1, PackEnds::kAny,     true,  false, 0, 0, false},
+    {3, 2, PackEnds::kWhole,   false, true,  0, 0, false},  // exp ops' rows of 9-12 whole packs, two a group
+    {4, 2, PackEnds::kPartial, true,  false, 0, 0, false},
+    {4, 1, PackEnds::kWhole,   false, true,  0, 2, false},  // exp ops' whole 16-bit rows without the edge (H200)
+    {4, 1, PackEnds::kAny,     true,  false, 0, 0, false},
+    {5, 1, PackEnds::kAny,     true,  false, 0, 0, false},
+    {6, 1, PackEnds::kAny,     true,  false, 0, 0, false},
+    {7, 1, PackEnds::kAny,     true,  false, 0, 0, false},
+    {8, 1, PackEnds::kAny,     true,  false, 0, 0, false},
+    {1, 4, PackEnds::kWhole,   false, false, 3, 0, false},  // rows of 3 whole packs in 3 lanes
+    {1, 4, PackEnds::kWhole,   false, false, 5, 0, false},  // rows of 5 whole packs in 5 lanes
+    {3, 1, PackEnds::kWhole,   false, false, 6, 2, false},  // 16-bit rows of 18 whole packs in 6 lanes
+    {3, 2, PackEnds::kWhole,   false, false, 3, 0, true },  // quantized rows of 9 whole packs in 3 lanes
+    {2, 2, PackEnds::kWhole,   false, false, 5, 0, true },  // quantized rows of 10 whole packs in 5 lanes
+    {3, 2, PackEnds::kPartial, true,  true,  6, 4, false},  // exp ops' ragged fp32 rows of 17-18 whole packs (H200)
+    {3, 1, PackEnds::kPartial, true,  true,  6, 2, false},  // exp ops' ragged 16-bit rows of 17-18 whole packs (H200)
+};
 inline constexpr int64_t kMinTwoEdgeRowBytes = 256;
 // But on a device whose DRAM moves more than kFastMemoryGbpsPerSm an SM (H200: 4.8 TB/s over 132 SMs,
 // 36; H100 SXM: 25), where 16-bit warp rows seem bound by the SMs (not profiled), an op of an exp
