@@ -207,7 +207,7 @@ constexpr bool warp_config_width(const WarpConfig& c, int width) {
 // holds: the limits measured for particular configurations and devices (kWarpConfigs' comment).
 inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& shape, const DeviceInfo& dev) {
   if (c.edge_lanes && c.lanes == 0 && width < kMinEdgeThreads) return false;  // the edge's slots
-  if (c.edge_lanes && c.lanes > 0 && !memory_outpaces_sms(dev)) return false;  // groups of 6 with the edge
+  if (c.edge_lanes && c.lanes > 0 && !memory_outpaces_sms(dev)) return false;  // exact lanes with the edge
   if (c.op_opt_in && !c.edge_lanes && shape.value_bytes == 4 && shape.max_packs > kMaxThreePackPairs4ByteRowPacks)
     return false;
   // Exp ops' lanes of one whole 16-bit row without the edge code: rows of 17-32 packs, on the H200.
