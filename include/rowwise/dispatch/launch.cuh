@@ -78,22 +78,23 @@ template <class Op, int N, int I, class Io>
 cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
                         cudaStream_t stream) {
   constexpr WarpConfig c = kWarpConfigs[I];
-  if (plan.packs_per_lane != c.packs_per_lane || plan.rows_per_group != c.rows_per_group || plan.edge != c.edge_lanes ||
-      !warp_config_width(c, plan.width)) {
-    if constexpr (I + 1 < static_cast<int>(std::size(kWarpConfigs))) {
-      return launch_warp<Op, N, I + 1>(io, shape, plan, stream);
-    } else {
-      return kNoKernelForPlan;
+  // A configuration not built for this op and these rows is never planned for them, but another one of
+  // the same lanes, packs and rows may be: look on.
+  if constexpr (warp_config_built(c, kOpExpPerElement<Op>, kNarrowsOutput<typename Io::Row>, N,
+                                  sizeof(PackedOf<typename Io::Row, 1>))) {
+    if (plan.packs_per_lane == c.packs_per_lane && plan.rows_per_group == c.rows_per_group &&
+        plan.edge == c.edge_lanes && warp_config_width(c, plan.width)) {
+      if (c.edge_lanes && c.lanes == 0 && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
+      auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, c.edge_lanes, c.lanes, Io>();
+      const int64_t rows_per_block = warp_rows_per_block(plan);
+      const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block, plan.block_iterations, plan);
+      return launch_kernel(kernel, grid, plan.threads, 0, stream, io, shape.rows, shape.cols, plan.width);
     }
-  } else if constexpr (!warp_config_built(c, kOpExpPerElement<Op>, kNarrowsOutput<typename Io::Row>, N,
-                                         sizeof(PackedOf<typename Io::Row, 1>))) {
-    return kNoKernelForPlan;  // never planned: not built
+  }
+  if constexpr (I + 1 < static_cast<int>(std::size(kWarpConfigs))) {
+    return launch_warp<Op, N, I + 1>(io, shape, plan, stream);
   } else {
-    if (c.edge_lanes && c.lanes == 0 && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
-    auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, c.edge_lanes, c.lanes, Io>();
-    const int64_t rows_per_block = warp_rows_per_block(plan);
-    const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block, plan.block_iterations, plan);
-    return launch_kernel(kernel, grid, plan.threads, 0, stream, io, shape.rows, shape.cols, plan.width);
+    return kNoKernelForPlan;
   }
 }
 
