@@ -6,9 +6,10 @@
 # one job share its start-up and the base's build.
 # Usage: scripts/ab_bench.sh BASE_DIR [--tree LABEL=DIR]... [rowwise-bench args...]   (ROUNDS=2 by default)
 #   BASE_DIR: a source tree of the base, e.g. `git archive REV | tar -x -C ab-base` (git-ignored; pass it
-#   to the device tool in `carry`), as each --tree DIR (paths from this tree's root). JSON of every run,
-#   the comparison (ab.txt) and two logs (ab-build.log, ab-runs.log: few files, so that a tool bringing
-#   back only some of $OUT brings back all) go to $OUT (or ./out).
+#   to the device tool in `carry`), as each --tree DIR (paths from this tree's root). The comparison
+#   (ab.txt), two logs (ab-build.log, ab-runs.log) and the JSON of every run (run-SIDE-ROUND.json, named
+#   to sort after the others: a tool that brings back only the first few files of $OUT, 8 for the device
+#   tool, brings back the comparison) go to $OUT (or ./out).
 #   e.g. scripts/ab_bench.sh ab-base --ops absmax_scale,absmax_int8 --dtypes bf16 --cols 17,64,4096
 #        scripts/ab_bench.sh ab-base --tree bound72=ab-exp2 --ops absmax_int8 --dtypes bf16 --cols 137,150
 set -uo pipefail
@@ -41,7 +42,7 @@ done
 runs=()
 for round in $(seq "${ROUNDS:-2}"); do
   for side in "${sides[@]}"; do
-    json=$OUT/ab-$side-$round.json
+    json=$OUT/run-$side-$round.json
     echo "==== $side, round $round" >> "$OUT/ab-runs.log"
     # A run that fails leaves its side out of the comparison, not the sides that ran.
     "build/ab-$side/bench/rowwise-bench" --json "$json" "$@" >> "$OUT/ab-runs.log" 2>&1 &&
