@@ -1,5 +1,7 @@
 """Compares rowwise-bench runs of two or more builds: per case, the mean % of copy of each label over its
-runs, and each label's difference from the first. Cases a run refused (n/a) or failed are marked.
+runs, each label's difference from the first, and the spread: the widest range of one label's runs
+(max - min), a measure of the noise a difference has to exceed. Cases a run refused (n/a) or failed are
+marked.
 
 Usage: python3 scripts/ab_compare.py LABEL=RUN.json [LABEL=RUN.json ...]   (a label may repeat: rounds)
 """
@@ -30,15 +32,16 @@ def main(argv):
                 checks[case].add(f"{label}:{r['check']}")
     print("copy GB/s: " + ", ".join(f"{l} {statistics.mean(copy[l]):.0f}" for l in labels))
     print(f"{'op':<21}{'dtype':<6}{'rows':>9}{'cols':>9} " + "".join(f"{l:>9}" for l in labels) +
-          "".join(f"{'d ' + l:>10}" for l in labels[1:]))
+          "".join(f"{'d ' + l:>10}" for l in labels[1:]) + f"{'spread':>8}")
     for case, by_label in pct.items():
         means = [statistics.mean(by_label[l]) if by_label[l] else None for l in labels]
         cells = "".join(f"{m:>9.1f}" if m is not None else f"{'-':>9}" for m in means)
         deltas = "".join(f"{m - means[0]:>+10.1f}" if m is not None and means[0] is not None else f"{'':>10}"
                          for m in means[1:])
+        spread = max((max(v) - min(v) for v in by_label.values() if v), default=0.0)
         op, dtype, rows, cols, _ = case
         note = f"  {' '.join(sorted(checks[case]))}" if checks[case] else ""
-        print(f"{op:<21}{dtype:<6}{rows:>9}{cols:>9} {cells}{deltas}{note}")
+        print(f"{op:<21}{dtype:<6}{rows:>9}{cols:>9} {cells}{deltas}{spread:>8.1f}{note}")
 
 
 if __name__ == "__main__":
