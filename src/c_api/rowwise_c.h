@@ -5,9 +5,8 @@
  * r starts `r * row_stride` elements after the base pointer (row_stride >= cols). Functions return
  * ROWWISE_OK (0) or an error code; rowwise_error_string() describes it. rows == 0 launches nothing
  * (dtype, cols and row_scale's alignment are still checked; pointers and strides are not, as no row
- * is touched). A whole
- * tensor of n elements as one row (C++'s tensor_softmax) is rows = 1, cols = n: the same kernels, with
- * their workspace taken from the stream's memory pool. */
+ * is touched). A whole tensor of n elements as one row (C++'s tensor_softmax) is rows = 1, cols = n:
+ * the same kernels, with their workspace taken from the stream's memory pool. */
 #ifndef ROWWISE_C_H
 #define ROWWISE_C_H
 
