@@ -78,8 +78,8 @@ template <class Op, int N, int I, class Io>
 cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
                         cudaStream_t stream) {
   constexpr WarpConfig c = kWarpConfigs[I];
-  // A configuration not built for this op and these rows is never planned for them, but another one of
-  // the same lanes, packs and rows may be: look on.
+  // Configurations not built for this op and these rows are passed over: they are never planned for
+  // them (dispatch_test's WarpPlansAreLaunchedConfigs also wants a plan to match one table entry only).
   if constexpr (warp_config_built(c, kOpExpPerElement<Op>, kNarrowsOutput<typename Io::Row>, N,
                                   sizeof(PackedOf<typename Io::Row, 1>))) {
     if (plan.packs_per_lane == c.packs_per_lane && plan.rows_per_group == c.rows_per_group &&
