@@ -1,6 +1,6 @@
-// Whole-tensor softmax and log-softmax: the n elements of a tensor as one row, spread over every SM
-// (the cluster strategy while the tensor is small enough for one cluster; split while the GPU holds
-// most of it; two_launch past that, reading it twice).
+// Whole-tensor softmax and log-softmax: the n elements of a tensor as one row, planned as any row (a
+// tensor of up to 4 KB takes the tile, warp or block strategy; then clusters up to 1 MB, split up to
+// 128 MB, and two_launch past that, reading it twice).
 //
 // Split and two_launch need a small workspace: a count of arrivals and a state per CTA. Either let
 // rowwise take it from the stream's memory pool (the overloads without a workspace; on a device without
@@ -31,10 +31,11 @@ namespace detail {
 template <template <class> class OpOf, class T>
 cudaError_t run_tensor(const T* x, T* y, int64_t n, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
   if (n < 0) return cudaErrorInvalidValue;
-  if (n == 0) return cudaSuccess;
-  if (x == nullptr || y == nullptr) return cudaErrorInvalidValue;  // before the device is asked anything
   // Its counters take atomics and its states 8- and 16-byte stores.
   if (reinterpret_cast<uintptr_t>(workspace) % 16 != 0) return cudaErrorInvalidValue;
+  if (n == 0) return cudaSuccess;
+  // The operands before the device is asked anything (the workspace's size).
+  if (!operands_ok(1, n, {operand(x, n)}, {operand(y, n)})) return cudaErrorInvalidValue;
   if (workspace != nullptr) {
     size_t needed = 0;
     if (cudaError_t e = tensor_softmax_workspace_bytes<T>(&needed); e != cudaSuccess) return e;
@@ -46,7 +47,8 @@ cudaError_t run_tensor(const T* x, T* y, int64_t n, void* workspace, size_t work
 }  // namespace detail
 
 // y = softmax(x) over all n elements (n up to 2^40 and beyond; in place allowed). `workspace`: at least
-// tensor_softmax_workspace_bytes, 16-byte aligned, zeroed before its first use.
+// tensor_softmax_workspace_bytes, 16-byte aligned, zeroed before its first use. n == 0 launches nothing
+// (the workspace's pointer is still checked, its size is not: that asks the device).
 template <class T>
 cudaError_t tensor_softmax(const T* x, T* y, int64_t n, void* workspace, size_t workspace_bytes,
                            cudaStream_t stream = 0) {

@@ -37,6 +37,16 @@ TEST(Validation, TensorOpsRefuseBadArgumentsBeforeTheDevice) {
   EXPECT_EQ(rowwise::tensor_softmax_workspace_bytes<float>(nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(rowwise::tensor_softmax(kFake, kFake, 100, workspace_stand_in + 4, sizeof workspace_stand_in - 4),
             cudaErrorInvalidValue);  // a workspace off 16 bytes: counters and states misaligned
+  // x and y are checked before the device is asked for the workspace's size (no driver here answers).
+  EXPECT_EQ(rowwise::tensor_softmax(kFake, kFake + 3, 100, workspace_stand_in, sizeof workspace_stand_in),
+            cudaErrorInvalidValue);  // y overlapping x
+  EXPECT_EQ(rowwise::tensor_log_softmax(reinterpret_cast<const float*>(0x10002), kFake, 100, workspace_stand_in,
+                                        sizeof workspace_stand_in),
+            cudaErrorInvalidValue);  // x misaligned
+  // An empty tensor launches nothing, but its workspace pointer is checked as for any n.
+  EXPECT_EQ(rowwise::tensor_softmax<float>(nullptr, nullptr, 0, workspace_stand_in, 0), cudaSuccess);
+  EXPECT_EQ(rowwise::tensor_softmax<float>(nullptr, nullptr, 0, workspace_stand_in + 4, 60), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::tensor_softmax<float>(nullptr, nullptr, 0, nullptr, 0), cudaErrorInvalidValue);
 }
 
 TEST(Validation, StrideShorterThanARow) {
