@@ -32,13 +32,15 @@ typedef enum rowwise_dtype {
 } rowwise_dtype;
 
 /* Error codes: 0 is success, ROWWISE_ERROR_DTYPE an unsupported dtype (combination); any other value is
- * the cudaError_t the call returned (1, cudaErrorInvalidValue: a bad shape, stride or pointer; 801,
- * cudaErrorNotSupported: a plan without a kernel, a rowwise bug to report). */
+ * the cudaError_t the call returned (1, cudaErrorInvalidValue: a bad shape, stride or pointer; 2,
+ * cudaErrorMemoryAllocation: also host memory for rowwise's caches; 801, cudaErrorNotSupported: a plan
+ * without a kernel, a rowwise bug to report). */
 #define ROWWISE_OK 0
 #define ROWWISE_ERROR_DTYPE (-1)
 
-/* y = softmax(x) row by row. x, y: F32, F64, F16 or BF16. In place (x == y, same stride) is allowed; an
- * output overlapping an input otherwise is refused (cudaErrorInvalidValue). */
+/* y = softmax(x) row by row. x, y: F32, F64, F16 or BF16. In place (x == y, same stride) is allowed;
+ * otherwise an output sharing a byte with an input is refused (cudaErrorInvalidValue), and so is one
+ * whose span (first to last byte) meets an input's where their row steps differ. */
 ROWWISE_C_API int rowwise_softmax(rowwise_dtype dtype, const void* x, void* y, int64_t rows, int64_t cols,
                                   int64_t x_row_stride, int64_t y_row_stride, void* stream);
 
@@ -58,8 +60,9 @@ ROWWISE_C_API int rowwise_log_softmax_backward(rowwise_dtype dtype, const void* 
 
 /* Row abs-max scaling of x (F32, F64, F16, BF16) into y. y_dtype == x_dtype: y = x / max|x| and
  * row_scale[r] = max|x|. y_dtype ROWWISE_I8 or ROWWISE_FP8_E4M3: y = round(x * qmax / max|x|) saturated
- * (qmax 127 or 448) and row_scale[r] = max|x| / qmax, so x ~ y * row_scale[r]. row_scale (float, one per
- * row, float-aligned, overlapping neither x nor y) may be NULL. In place only where y_dtype == x_dtype. */
+ * (qmax 127 or 448) and row_scale[r] = max|x| / qmax, so x ~ y * row_scale[r] (a float: 0 or inf where
+ * it is outside float's range, as for F64 rows of tiny or huge max|x|). row_scale (float, one per
+ * row, float-aligned, outside the spans of x and y) may be NULL. In place only where y_dtype == x_dtype. */
 ROWWISE_C_API int rowwise_absmax_scale(rowwise_dtype x_dtype, rowwise_dtype y_dtype, const void* x, void* y,
                                        float* row_scale, int64_t rows, int64_t cols, int64_t x_row_stride,
                                        int64_t y_row_stride, void* stream);
