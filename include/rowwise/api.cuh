@@ -205,7 +205,8 @@ template <class F> using if_functor_t = std::enable_if_t<std::is_class_v<F>, int
 }  // namespace detail
 
 // y[r, :] = softmax(x[r, :]) for r < rows; element (r, c) at x + r * x_row_stride + c.
-// In-place (x == y, same stride) is allowed; an output overlapping an input otherwise is refused.
+// In-place (x == y, same stride) is allowed; otherwise an output sharing a byte with an input is refused,
+// and so is one whose span (first to last byte) meets an input's where their row steps differ.
 template <class T>
 cudaError_t softmax(const T* x, T* y, int64_t rows, int64_t cols, int64_t x_row_stride, int64_t y_row_stride,
                     cudaStream_t stream = 0, Options options = {}) {
@@ -253,13 +254,15 @@ cudaError_t log_softmax_backward(const T* y, const T* dy, T* dx, int64_t rows, i
   return log_softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, stream);
 }
 
-// Row abs-max scaling. With U = T: y = x / max|x[r, :]| and row_scale[r] = max|x[r, :]|. With U = int8_t
-// or __nv_fp8_e4m3 (per-row symmetric quantization): y = round(x * qmax / max|x|) saturated (qmax 127
-// or 448) and row_scale[r] = max|x| / qmax, so x ≈ y * row_scale[r]. A zero row gives zeros and scale
-// 0; NaN in a row gives a NaN scale and a NaN row (0 in int8, which has no NaN). row_scale may be null;
-// otherwise float-aligned and sharing no byte with x's or y's rows. y is computed as x · (qmax / max|x|),
-// one rounding more than a division: in fp32 and fp64 outputs within an ulp of the quotient (the row's
-// max may come out as 1 − 2^-24).
+// Row abs-max scaling. With U = T: y = x / max|x[r, :]| and row_scale[r] = max|x[r, :]|. With U = int8_t or
+// __nv_fp8_e4m3 (per-row symmetric quantization): y = round(x * qmax / max|x|) saturated (qmax 127 or 448)
+// and row_scale[r] = max|x| / qmax, so x ≈ y * row_scale[r] (row_scale is float: an fp64 row's scale
+// outside float's range comes out 0 or inf, as does max|x| / qmax of fp32 rows quantized with max|x| under
+// ~1e-43 (int8) or ~3e-43 (fp8); y is still scaled in T's precision). A zero row gives zeros and scale 0;
+// NaN in a row gives a NaN scale and a NaN row (0 in int8, which has no NaN). row_scale may be null;
+// otherwise float-aligned and outside the spans (first to last byte) of x and y. y is computed as x · (qmax
+// / max|x|), one rounding more than a division: in fp32 and fp64 outputs within an ulp of the quotient (the
+// row's max may come out as 1 − 2^-24).
 template <class T, class U>
 cudaError_t absmax_scale(const T* x, U* y, float* row_scale, int64_t rows, int64_t cols, int64_t x_row_stride,
                          int64_t y_row_stride, cudaStream_t stream = 0, Options options = {}) {

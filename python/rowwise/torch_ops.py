@@ -130,7 +130,9 @@ def absmax_scale(x: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> Tu
     "int8", "float8_e4m3fn"): per-row symmetric quantization, y = round(x * qmax / max|x|) saturated (qmax
     127 or 448) and scales = max|x| / qmax, so x ~ y * scales[..., None]. A zero row gives zeros and scale
     0; NaN in a row gives a NaN scale (and a NaN row; 0 in int8). Not differentiable: the outputs never
-    require grad.
+    require grad. Scales are float32: an fp64 row's scale outside float32's range comes out 0 or inf (y
+    is still scaled in float64), and so does max|x| / qmax of fp32 rows quantized with max|x| under ~1e-43
+    (int8) or ~3e-43 (fp8).
     """
     _check_tensor("absmax_scale", "x", x)
     return torch.ops.rowwise.absmax_scale.default(x.detach(), _check_absmax_op(x, out_dtype))

@@ -10,9 +10,9 @@ const char* rowwise_error_string(int code) {
     case ROWWISE_ERROR_DTYPE: return "unsupported dtype (or input/output dtype combination)";
     case cudaErrorInvalidValue:
       return "invalid argument: rows < 0, cols < 1, a row stride < cols, rows spanning more than 64-bit "
-             "offsets, a null or misaligned pointer, an output overlapping an input other than exactly (in "
-             "place: same pointer, stride and dtype), or row_scale overlapping x or y (or a CUDA call's "
-             "invalid value)";
+             "offsets, a null or misaligned pointer, an output overlapping an input other than in place "
+             "(same pointer and dtype, and the same stride unless one row), or row_scale within the span "
+             "of x or y (or a CUDA call's invalid value)";
     default: return cudaGetErrorString((cudaError_t)code);
   }
 }
