@@ -1,5 +1,6 @@
-"""rowwise for any CUDA array: DLPack producers (CuPy, JAX, PyTorch, ...) and __cuda_array_interface__
-producers (Numba, ...), over the last axis.
+"""rowwise for any CUDA array: DLPack producers (CuPy, PyTorch, ...) and __cuda_array_interface__
+producers (Numba, ...), over the last axis. JAX arrays are refused: they are immutable, and rowwise
+could not order its work with XLA's streams.
 
 Rows must be evenly strided (contiguous arrays, slices of the last axis, ...); nothing is copied here.
 Outputs are allocated by the input's own library (its array-API namespace, or the module that defines
@@ -131,6 +132,9 @@ def _backward(op: str, fn, y, dy, out, stream: Optional[int]):
 
 
 def _view(op: str, name: str, obj, stream: int) -> _View:
+    if type(obj).__module__.partition(".")[0] in ("jax", "jaxlib"):
+        raise TypeError(f"rowwise.{op}: {name} is a JAX array; JAX arrays are immutable and rowwise cannot order "
+                        "its work with XLA's streams: not supported")
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
         device_type, device = obj.__dlpack_device__()
         if device_type not in _DLPACK_CUDA:

@@ -33,6 +33,20 @@ def test_non_arrays_are_refused():
         rowwise.log_softmax([1.0, 2.0])
 
 
+class JaxLike(CudaArray):
+    """Stands in for a JAX array: rowwise tells them by the module of their type."""
+
+
+JaxLike.__module__ = "jaxlib.xla_extension"
+
+
+def test_jax_arrays_are_refused():
+    with pytest.raises(TypeError, match=r"rowwise.softmax: x is a JAX array; JAX arrays are immutable"):
+        arrays.softmax(JaxLike((2, 4)))
+    with pytest.raises(TypeError, match=r"rowwise.absmax_scale: out is a JAX array"):
+        arrays.absmax_scale(CudaArray((0, 4)), out=JaxLike((0, 4)))
+
+
 def test_dim_and_dtype_need_torch():
     x = CudaArray((0, 4))
     with pytest.raises(ValueError, match=r"rowwise.softmax: dim= other than the last and dtype= need a torch"):
