@@ -44,7 +44,7 @@ def test_jax_arrays_are_refused():
     with pytest.raises(TypeError, match=r"rowwise.softmax: x is a JAX array; JAX arrays are immutable"):
         arrays.softmax(JaxLike((2, 4)))
     with pytest.raises(TypeError, match=r"rowwise.absmax_scale: out is a JAX array"):
-        arrays.absmax_scale(CudaArray((0, 4)), out=JaxLike((0, 4)))
+        arrays.absmax_scale(CudaArray((0, 4)), out=JaxLike((0, 4)), scales=CudaArray((0,)))
 
 
 def test_dim_and_dtype_need_torch():
