@@ -88,7 +88,8 @@ TEST(Dispatch, RowsFillingExactLaneGroupsTakeThem) {
     EXPECT_EQ(p.width, cols / pack) << cols;
     EXPECT_EQ(p.packs_per_lane, 1) << cols;
     EXPECT_EQ(p.rows_per_group, 4) << cols;
-    EXPECT_EQ(rowwise::warp_rows_per_block(p), 4 * (32 / p.width) * 4) << cols;
+    const int warps = rowwise::kWarpBlockThreads / 32;
+    EXPECT_EQ(rowwise::warp_rows_per_block(p), warps * (32 / p.width) * 4) << cols;
   }
   EXPECT_EQ(choose(aligned_shape(6, 8, 2)).width, 4);  // doubles: 3 packs
   RowShape ragged = aligned_shape(24, 2, 8);
@@ -217,36 +218,51 @@ TEST(Dispatch, BlockRowsWithPartialPacksTakeTheEdge) {
   EXPECT_EQ(tiny.threads, 32);
 }
 
-// Warp blocks loop over their rows for 32 KB of input, 8 KB where 4-byte inputs (one, or a gradient's
-// two) map to a 4-byte output (an unknown output, a functor's, keeps 32).
-TEST(Dispatch, WarpBlocksOfFourByteRowsMakeOnePass) {
+// Warp blocks loop over their rows for 4 KB of input where 4-byte inputs (one, or a gradient's two) map
+// to a 4-byte output, and where neither an exp an element nor a narrower output (nor a ragged
+// gradient) weighs on them; 16 KB otherwise.
+TEST(Dispatch, WarpBlockBytesFollowTheOp) {
   RowShape fp32 = staged_shape(128, 4, 4);
-  EXPECT_EQ(rowwise::warp_block_bytes(fp32), 8 * 1024);
-  RowShape bf16 = staged_shape(128, 2, 8);
-  EXPECT_EQ(rowwise::warp_block_bytes(bf16), 32 * 1024);
-  RowShape int8_out = fp32;
+  fp32.exp_per_element = true;
+  EXPECT_EQ(rowwise::warp_block_bytes(fp32), 4 * 1024);
+  RowShape bf16_softmax = staged_shape(128, 2, 8);
+  bf16_softmax.exp_per_element = true;
+  EXPECT_EQ(rowwise::warp_block_bytes(bf16_softmax), 16 * 1024);
+  RowShape bf16_absmax = staged_shape(128, 2, 8);
+  EXPECT_EQ(rowwise::warp_block_bytes(bf16_absmax), 4 * 1024);
+  RowShape int8_out = staged_shape(128, 4, 4);
   int8_out.out_bytes = 1;
-  EXPECT_EQ(rowwise::warp_block_bytes(int8_out), 32 * 1024);
+  int8_out.narrows_output = true;
+  EXPECT_EQ(rowwise::warp_block_bytes(int8_out), 16 * 1024);
+  RowShape bf16_gradient = staged_shape(128, 2, 8);
+  bf16_gradient.inputs = 2;
+  EXPECT_EQ(rowwise::warp_block_bytes(bf16_gradient), 4 * 1024);
+  RowShape ragged_gradient = ragged_shape(129, 2, 8);
+  ragged_gradient.inputs = 2;
+  EXPECT_EQ(rowwise::warp_block_bytes(ragged_gradient), 16 * 1024);
   RowShape functor = aligned_shape(128, 4, 4);  // output size unknown
-  EXPECT_EQ(rowwise::warp_block_bytes(functor), 32 * 1024);
-  RowShape gradient = fp32;
-  gradient.inputs = 2;
-  EXPECT_EQ(rowwise::warp_block_bytes(gradient), 8 * 1024);
+  functor.exp_per_element = true;
+  EXPECT_EQ(rowwise::warp_block_bytes(functor), 16 * 1024);
 }
 
-// Small tensors keep kMinWarpBlocksPerSm warp blocks an SM: 32768 bf16 rows of 16 columns (1 MiB) in
-// blocks of 128 rows (4 KB) iterate once, not 8 times (32 blocks for 132 SMs); 1 GiB iterates 8 times.
+// Small tensors keep kMinWarpBlocksPerSm warp blocks an SM: 32768 bf16 softmax rows of 16 columns
+// (1 MiB) in blocks of 128 rows (4 KB) iterate once, not 4 times (64 blocks for 132 SMs); 1 GiB
+// iterates 4 times (16 KB). kMinWarpBlocksPerSm counts 1024 threads.
 TEST(Dispatch, WarpBlocksOfSmallTensorsFillTheSms) {
-  const RowShape bf16 = staged_shape(16, 2, 8, 32768);
+  RowShape bf16 = staged_shape(16, 2, 8, 32768);
+  bf16.exp_per_element = true;
   const int64_t rows_per_block = 128, bytes = rows_per_block * 16 * 2;
   EXPECT_EQ(rowwise::warp_block_iterations(bf16, 32768 / rows_per_block, bytes, 132), 1);
   const int64_t big = (int64_t{1} << 30) / bytes;
-  EXPECT_EQ(rowwise::warp_block_iterations(bf16, big, bytes, 132), 8);
+  EXPECT_EQ(rowwise::warp_block_iterations(bf16, big, bytes, 132), 4);
+  EXPECT_EQ(rowwise::kMinWarpBlocksPerSm * rowwise::kWarpBlockThreads, 1024);
   const int64_t mid = 132 * rowwise::kMinWarpBlocksPerSm * 3;  // three blocks' worth per kept block
   EXPECT_EQ(rowwise::warp_block_iterations(bf16, mid, bytes, 132), 3);
-  // The plan carries it: 256-row blocks of 8 KB, once each for 1 MiB, 4 times (32 KB) for 1 GiB.
+  // The plan carries it: once each for 1 MiB, 4 times for 1 GiB.
   EXPECT_EQ(choose(bf16).block_iterations, 1);
-  EXPECT_EQ(choose(staged_shape(16, 2, 8, int64_t{1} << 25)).block_iterations, 4);
+  RowShape bf16_1gib = staged_shape(16, 2, 8, int64_t{1} << 25);
+  bf16_1gib.exp_per_element = true;
+  EXPECT_EQ(choose(bf16_1gib).block_iterations, 4);
 }
 
 // Warp groups that take the row's edge hold its whole packs only: a ragged bf16 row of 129 columns (up

@@ -223,22 +223,27 @@ inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& sh
   return true;
 }
 
-// Input bytes one warp-strategy block moves, looping over its rows: blocks of tiny rows carry little
-// data, and launching them limited 16-bit rows (1 GiB, H200, bf16 softmax of 16 / 64 / 96 columns in
-// 8 KB blocks instead of 32 KB: 95 / 91 / 85 -> 90 / 87 / 79 %; int8 outputs of fp32 16 columns 95 ->
-// 88 %). Rows of 4-byte elements in and out ran faster in blocks of one pass: fp32 softmax 65 / 97 /
-// 129 columns 89 / 89 / 88 -> 96 / 94 / 94 %, 128 95.0 -> 96.6 %, 16 96.5 -> 97.9 %; so did fp32
-// gradients (8 KB of each operand; H100, 1 GiB, 32-512 columns: 98.7-100.3 -> 100.1-101.8 %).
+// Input bytes one warp-strategy block (kWarpBlockThreads) moves, looping over its rows. Blocks of
+// 128 threads and 8 / 32 KB (fp32 rows / the others) ran slower than torch.compile's one-pass programs
+// of 64 threads and 2-4 KB on short rows (docs/perf.md "Warp blocks of 64 threads"). H200, 1 GiB, A/B
+// same job, 64 threads: fp32 rows (in and out) of 16-128 columns in 4 KB +1.4 to +2.6 points (2 KB
+// the same; softmax 97.9 -> 100.0 % at 16 columns); gradients and abs-max of 16-bit rows to 16-bit in
+// 4 KB +1.5 to +5.2 (bf16 absmax_scale 200 columns 90.5 -> 95.6 %). But 4 KB lost where softmax's exps
+// or a narrower output weigh (16-bit softmax / log_softmax of 16-32 columns -4.5 to -5.0, int8 / fp8
+// outputs of 16-64 columns -6.5 to -7.5) and on ragged 16-bit gradients (129 columns -3.9 / -4.9):
+// those take 16 KB, where they moved -0.6 to +1.6.
 inline int64_t warp_block_bytes(const RowShape& shape) {
-  const bool four_byte_rows = shape.elem_bytes() == 4 && shape.out_bytes == 4;
-  return (four_byte_rows ? 8 : 32) * 1024;
+  if (shape.elem_bytes() == 4 && shape.out_bytes == 4) return 4 * 1024;
+  const bool small_blocks = !shape.exp_per_element && !shape.narrows_output && !(shape.inputs == 2 && shape.ragged());
+  return (small_blocks ? 4 : 16) * 1024;
 }
 
 // Iterations of a warp block over `work_blocks` blocks' worth of rows of `bytes_per_iteration` each:
-// enough to move warp_block_bytes, but no more than leaves kMinWarpBlocksPerSm blocks an SM. Blocks of
-// warp_block_bytes left most SMs idle on small tensors (H100, bf16 softmax of 32768 x 16 columns, 1 MiB:
-// 32 blocks, 12.4 us, where PyTorch takes 6.0).
-inline constexpr int64_t kMinWarpBlocksPerSm = 8;
+// enough to move warp_block_bytes, but no more than leaves kMinWarpBlocksPerSm blocks (1024 threads) an
+// SM. Blocks of warp_block_bytes left most SMs idle on small tensors (H100, bf16 softmax of 32768 x 16
+// columns, 1 MiB: 32 blocks, 12.4 us, where PyTorch takes 6.0). Counted in threads: 8 blocks of 64
+// threads lost 3-5 points on 16-bit softmax of 131072 x 64 columns (16 MiB, H200) against 8 of 128.
+inline constexpr int64_t kMinWarpBlocksPerSm = 1024 / kWarpBlockThreads;
 inline int64_t warp_block_iterations(const RowShape& shape, int64_t work_blocks, int64_t bytes_per_iteration,
                                      int sm_count) {
   const int64_t by_bytes = std::max<int64_t>(1, warp_block_bytes(shape) / bytes_per_iteration);

@@ -9,7 +9,7 @@
 
 namespace rowwise {
 
-inline constexpr int kWarpBlockThreads = 128;
+inline constexpr int kWarpBlockThreads = 64;  // dispatch/strategy.cuh warp_block_bytes
 
 // The bytes a value of one operand takes on chip (4: fp32, 2: 16-bit; the rules below).
 template <int N, class Io> inline constexpr int kWarpValueBytes = kPackStoredBytes<N, Io> / (N * Io::kInputs);
