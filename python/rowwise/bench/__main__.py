@@ -39,6 +39,11 @@ def parse_args(argv):
         unknown = [v for v in given if v not in known]
         if unknown:
             ap.error(f"unknown {name} {', '.join(unknown)}; known: {', '.join(known)}")
+    for flag, value in ("--bytes", args.bytes), ("--iters", args.iters), ("--rounds", args.rounds):
+        if value < 1:
+            ap.error(f"{flag} must be at least 1 (got {value})")
+    if any(cols < 1 for cols in args.cols):
+        ap.error(f"--cols must be at least 1 (got {','.join(map(str, args.cols))})")
     return args
 
 
@@ -92,7 +97,7 @@ def run_peer(peer, op, inputs, reference, iters, rounds):
         fn = cases.make_peer(peer, op, rows, cols, inputs[0].dtype)
         if fn is None:
             return None
-        ms = min(timing.median_ms(lambda: fn(*inputs), iters) for _ in range(max(1, rounds)))
+        ms = min(timing.median_ms(lambda: fn(*inputs), iters) for _ in range(rounds))
         return dict(time_us=ms * 1e3, check=cases.check(fn(*inputs), reference))
     except Exception as e:
         first_line = (str(e).splitlines() or [""])[0][:200]
