@@ -245,6 +245,39 @@ TEST(Dispatch, WarpBlockBytesFollowTheOp) {
   EXPECT_EQ(rowwise::warp_block_bytes(functor), 16 * 1024);
 }
 
+// One-input rows of the 16 KB blocks of 128 bytes or more loop for at least 6 KB, not up to 16 KB: a
+// bf16 softmax row of 64 columns (32 rows, 4 KB an iteration) twice, not 4 times; of 512 columns (8 KB)
+// once; of ragged 129 columns (4128 bytes) twice, not 3 times. Shorter rows and ragged gradients keep
+// 16 KB.
+TEST(Dispatch, OneInputWarpRowsOf128BytesLoopForAtLeast6Kb) {
+  const int64_t rows = int64_t{1} << 22;
+  const auto iterations = [&](RowShape s, bool exp, int inputs) {
+    s.rows = rows;
+    s.exp_per_element = exp;
+    s.inputs = inputs;
+    if (inputs == 2) s.value_bytes *= 2;  // y and dy on chip
+    const Plan p = choose(s);
+    EXPECT_EQ(p.strategy, Strategy::kWarp) << s.cols;
+    EXPECT_EQ(rowwise::warp_block_takes_least(s), exp && s.cols * 2 >= 128) << s.cols;
+    return p.block_iterations;
+  };
+  EXPECT_EQ(iterations(staged_shape(32, 2, 8), true, 1), 4);    // 64-byte rows: 16 KB
+  EXPECT_EQ(iterations(staged_shape(64, 2, 8), true, 1), 2);
+  EXPECT_EQ(iterations(staged_shape(512, 2, 8), true, 1), 1);
+  RowShape ragged = ragged_shape(129, 2, 8);
+  ragged.staged = true;
+  ragged.out_bytes = 2;
+  EXPECT_EQ(iterations(ragged, true, 1), 2);
+  EXPECT_EQ(iterations(ragged, false, 2), 3);  // a gradient: 16 KB
+  RowShape int8_out = staged_shape(64, 2, 8);
+  int8_out.out_bytes = 1;
+  int8_out.narrows_output = true;
+  EXPECT_TRUE(rowwise::warp_block_takes_least(int8_out));
+  RowShape fp32 = staged_shape(64, 4, 4);  // fp32 rows to fp32: 4 KB
+  fp32.exp_per_element = true;
+  EXPECT_FALSE(rowwise::warp_block_takes_least(fp32));
+}
+
 // Small tensors keep kMinWarpBlocksPerSm warp blocks an SM: 32768 bf16 softmax rows of 16 columns
 // (1 MiB) in blocks of 128 rows (4 KB) iterate once, not 4 times (64 blocks for 132 SMs); 1 GiB
 // iterates 4 times (16 KB). kMinWarpBlocksPerSm counts 1024 threads.

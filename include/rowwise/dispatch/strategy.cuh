@@ -231,22 +231,40 @@ inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& sh
 // 4 KB +1.5 to +5.2 (bf16 absmax_scale 200 columns 90.5 -> 95.6 %). But 4 KB lost where softmax's exps
 // or a narrower output weigh (16-bit softmax / log_softmax of 16-32 columns -4.5 to -5.0, int8 / fp8
 // outputs of 16-64 columns -6.5 to -7.5) and on ragged 16-bit gradients (129 columns -3.9 / -4.9):
-// those take 16 KB, where they moved -0.6 to +1.6.
+// those take 16 KB, where they moved -0.6 to +1.6 (but see warp_block_takes_least).
 inline int64_t warp_block_bytes(const RowShape& shape) {
   if (shape.elem_bytes() == 4 && shape.out_bytes == 4) return 4 * 1024;
   const bool small_blocks = !shape.exp_per_element && !shape.narrows_output && !(shape.inputs == 2 && shape.ragged());
   return (small_blocks ? 4 : 16) * 1024;
 }
 
+// One-input rows of the 16 KB blocks (softmax / log_softmax of 16-bit rows, int8 / fp8 outputs) of
+// kShortWarpRowBytes or more take the fewest iterations that move kLeastWarpBlockBytes instead: H200,
+// A/B same job, 256 MiB, bf16 softmax / log_softmax / int8 outputs of 64-512 columns +0.7 to +2.7
+// (1 GiB: 96-256 columns +0.9 to +1.4), but int8 outputs of 96 columns -0.9 (1 GiB -2.4) and softmax /
+// log_softmax of ragged 129 columns -0.6 / -0.7 (docs/perf.md "Warp blocks of at least 6 KB"). 8 KB at
+// most lost 2.4-3.4 where it left a block one iteration of 4-5 KB (129, 1280 columns), and on shorter
+// rows (16-32 columns: 1 GiB -1.5 to -3.0, 256 MiB -0.4 to -0.9); ragged 16-bit gradients of 129
+// columns lost 2.9 in 6 KB, so they keep 16 KB.
+inline constexpr int64_t kShortWarpRowBytes = 128;
+inline constexpr int64_t kLeastWarpBlockBytes = 6 * 1024;
+inline bool warp_block_takes_least(const RowShape& shape) {
+  return warp_block_bytes(shape) == 16 * 1024 && shape.inputs == 1 &&
+         shape.cols * shape.elem_bytes() >= kShortWarpRowBytes;
+}
+
 // Iterations of a warp block over `work_blocks` blocks' worth of rows of `bytes_per_iteration` each:
-// enough to move warp_block_bytes, but no more than leaves kMinWarpBlocksPerSm blocks (1024 threads) an
-// SM. Blocks of warp_block_bytes left most SMs idle on small tensors (H100, bf16 softmax of 32768 x 16
-// columns, 1 MiB: 32 blocks, 12.4 us, where PyTorch takes 6.0). Counted in threads: 8 blocks of 64
-// threads lost 3-5 points on 16-bit softmax of 131072 x 64 columns (16 MiB, H200) against 8 of 128.
+// enough to move warp_block_bytes (or kLeastWarpBlockBytes), but no more than leaves kMinWarpBlocksPerSm
+// blocks (1024 threads) an SM. Blocks of warp_block_bytes left most SMs idle on small tensors (H100, bf16
+// softmax of 32768 x 16 columns, 1 MiB: 32 blocks, 12.4 us, where PyTorch takes 6.0). Counted in
+// threads: 8 blocks of 64 threads lost 3-5 points on 16-bit softmax of 131072 x 64 columns (16 MiB,
+// H200) against 8 of 128.
 inline constexpr int64_t kMinWarpBlocksPerSm = 1024 / kWarpBlockThreads;
 inline int64_t warp_block_iterations(const RowShape& shape, int64_t work_blocks, int64_t bytes_per_iteration,
                                      int sm_count) {
-  const int64_t by_bytes = std::max<int64_t>(1, warp_block_bytes(shape) / bytes_per_iteration);
+  const int64_t by_bytes = warp_block_takes_least(shape)
+                               ? (kLeastWarpBlockBytes + bytes_per_iteration - 1) / bytes_per_iteration
+                               : std::max<int64_t>(1, warp_block_bytes(shape) / bytes_per_iteration);
   const int64_t by_sms = std::max<int64_t>(1, work_blocks / (int64_t(sm_count) * kMinWarpBlocksPerSm));
   return std::min(by_bytes, by_sms);
 }
