@@ -247,8 +247,8 @@ TEST(Dispatch, WarpBlockBytesFollowTheOp) {
 
 // One-input rows of the 16 KB blocks of 128 bytes or more loop for at least 6 KB, not up to 16 KB: a
 // bf16 softmax row of 64 columns (32 rows, 4 KB an iteration) twice, not 4 times; of 512 columns (8 KB)
-// once; of ragged 129 columns (4128 bytes) twice, not 3 times. Shorter rows and ragged gradients keep
-// 16 KB.
+// once; of ragged 129 columns (4128 bytes an iteration) twice, not 3 times. Shorter rows and ragged
+// gradients keep 16 KB.
 TEST(Dispatch, OneInputWarpRowsOf128BytesLoopForAtLeast6Kb) {
   const int64_t rows = int64_t{1} << 22;
   const auto iterations = [&](RowShape s, bool exp, int inputs) {
