@@ -232,10 +232,12 @@ inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& sh
 // or a narrower output weigh (16-bit softmax / log_softmax of 16-32 columns -4.5 to -5.0, int8 / fp8
 // outputs of 16-64 columns -6.5 to -7.5) and on ragged 16-bit gradients (129 columns -3.9 / -4.9):
 // those take 16 KB, where they moved -0.6 to +1.6 (but see warp_block_takes_least).
+inline constexpr int64_t kSmallWarpBlockBytes = 4 * 1024;
+inline constexpr int64_t kLargeWarpBlockBytes = 16 * 1024;
 inline int64_t warp_block_bytes(const RowShape& shape) {
-  if (shape.elem_bytes() == 4 && shape.out_bytes == 4) return 4 * 1024;
+  if (shape.elem_bytes() == 4 && shape.out_bytes == 4) return kSmallWarpBlockBytes;
   const bool small_blocks = !shape.exp_per_element && !shape.narrows_output && !(shape.inputs == 2 && shape.ragged());
-  return (small_blocks ? 4 : 16) * 1024;
+  return small_blocks ? kSmallWarpBlockBytes : kLargeWarpBlockBytes;
 }
 
 // One-input rows of the 16 KB blocks (softmax / log_softmax of 16-bit rows, int8 / fp8 outputs) of
@@ -249,7 +251,7 @@ inline int64_t warp_block_bytes(const RowShape& shape) {
 inline constexpr int64_t kShortWarpRowBytes = 128;
 inline constexpr int64_t kLeastWarpBlockBytes = 6 * 1024;
 inline bool warp_block_takes_least(const RowShape& shape) {
-  return warp_block_bytes(shape) == 16 * 1024 && shape.inputs == 1 &&
+  return warp_block_bytes(shape) == kLargeWarpBlockBytes && shape.inputs == 1 &&
          shape.cols * shape.elem_bytes() >= kShortWarpRowBytes;
 }
 
