@@ -37,9 +37,9 @@ Plan choose(const RowShape& s, Strategy forced = Strategy::kAuto, const rowwise:
 }
 
 TEST(Dispatch, TinyRowsShareAWarp) {
-  const Plan p = choose(aligned_shape(16, 4, 4));  // 4 packs of 4 floats
+  const Plan p = choose(aligned_shape(16, 2, 8));  // 2 packs of 8 bf16
   EXPECT_EQ(p.strategy, Strategy::kWarp);
-  EXPECT_EQ(p.width, 4);
+  EXPECT_EQ(p.width, 2);
   EXPECT_EQ(p.packs_per_lane, 1);
   EXPECT_EQ(p.rows_per_group, 4);
 }
@@ -95,7 +95,7 @@ TEST(Dispatch, RowsFillingExactLaneGroupsTakeThem) {
   RowShape ragged = aligned_shape(24, 2, 8);
   ragged.max_packs = 4;  // a row starting inside a pack
   EXPECT_EQ(choose(ragged, Strategy::kWarp).width, 4);
-  EXPECT_EQ(choose(aligned_shape(32, 2, 8)).width, 4);  // 4 packs: a power of two
+  EXPECT_EQ(choose(aligned_shape(32, 2, 8)).width, 2);  // 4 packs: a power of two (kTwoLaneGroupBytes)
   for (int64_t cols : {48, 56}) EXPECT_EQ(choose(aligned_shape(cols, 2, 8)).width, 4) << cols;  // 6 / 7 packs
   const Plan bf16_144 = choose(aligned_shape(144, 2, 8));
   EXPECT_EQ(bf16_144.width, 6);
@@ -103,6 +103,40 @@ TEST(Dispatch, RowsFillingExactLaneGroupsTakeThem) {
   EXPECT_EQ(bf16_144.rows_per_group, 1);
   for (int64_t cols : {128, 136, 152, 200}) EXPECT_EQ(choose(aligned_shape(cols, 2, 8)).width, 8) << cols;
   EXPECT_EQ(choose(aligned_shape(72, 4, 4)).width, 8);  // fp32 rows of 18 packs
+}
+
+// Whole rows of 4 packs of 16-bit or fp32 values, and exp ops' 16-bit rows of 6, take groups of 2 lanes
+// (min_group_bytes); rows of 3 packs, fp32 rows of 6, 16-bit rows quantized to int8 / fp8, ragged rows
+// and doubles keep groups of 64 bytes.
+TEST(Dispatch, WholeRowsFillingTwoLanesTakeThem) {
+  const auto plan = [](int64_t cols, int elem_bytes, bool exp, bool narrows = false, int inputs = 1) {
+    RowShape s = staged_shape(cols, elem_bytes, 16 / elem_bytes);
+    s.exp_per_element = exp;
+    s.narrows_output = narrows;
+    if (narrows) s.out_bytes = 1;
+    s.inputs = inputs;
+    s.value_bytes *= inputs;
+    const Plan p = choose(s);
+    EXPECT_EQ(p.strategy, Strategy::kWarp) << cols;
+    return p;
+  };
+  for (const Plan& p : {plan(32, 2, true), plan(32, 2, false), plan(16, 4, true), plan(16, 4, false, true),
+                        plan(32, 2, false, false, 2)}) {
+    EXPECT_EQ(p.width, 2);
+    EXPECT_EQ(p.packs_per_lane, 2);
+    EXPECT_EQ(p.rows_per_group, 2);
+  }
+  const Plan bf16_48 = plan(48, 2, true);
+  EXPECT_EQ(bf16_48.width, 2);
+  EXPECT_EQ(bf16_48.packs_per_lane, 3);
+  EXPECT_EQ(plan(24, 4, true).width, 4);             // fp32 rows of 6 packs
+  EXPECT_EQ(plan(32, 2, false, true).width, 4);      // 16-bit rows to int8
+  EXPECT_EQ(plan(24, 2, false, false, 2).width, 4);  // 16-bit gradients of 3 packs
+  EXPECT_EQ(choose(aligned_shape(8, 8, 2)).width, 4);  // doubles
+  RowShape ragged = aligned_shape(32, 2, 8);
+  ragged.max_packs = 4;
+  ragged.cols = 31;  // a row ending inside its last pack
+  EXPECT_EQ(choose(ragged, Strategy::kWarp).width, 4);
 }
 
 // Rows of 9 or 10 whole 16-byte packs quantized to a narrower output (int8 / fp8) take 3 lanes of 3

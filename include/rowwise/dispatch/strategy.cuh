@@ -49,11 +49,12 @@ struct RowShape {
 // barriers per element, and more rows per SM in flight (docs/perf.md#dispatch).
 
 // Register-resident warp rows: K packs per lane, R rows per group at once (tiny rows keep R*K packs
-// in flight per lane). A group spans at least kMinGroupBytes per load instruction (or its whole row):
-// narrower groups touch each cache line in two instructions, which measured 47 % of copy for fp32
-// 128-col rows against 55 % with one pack per lane (docs/perf.md#dispatch). 64 rather than 128 bytes:
-// rows of 5-7 packs took 8 lanes of one pack, 3-1 of them idle; 4 lanes of 2 packs: H200 bf16 softmax
-// 40 / 48 / 56 columns 57 / 67 / 77 -> 71 / 83 / 87 %, fp32 24 81 -> 97 % ("Warp groups of 64 bytes").
+// in flight per lane). A group spans at least kMinGroupBytes per load instruction (or its whole row,
+// or min_group_bytes): narrower groups touch each cache line in two instructions, which measured 47 %
+// of copy for fp32 128-col rows against 55 % with one pack per lane (docs/perf.md#dispatch). 64
+// rather than 128 bytes: rows of 5-7 packs took 8 lanes of one pack, 3-1 of them idle; 4 lanes of 2
+// packs: H200 bf16 softmax 40 / 48 / 56 columns 57 / 67 / 77 -> 71 / 83 / 87 %, fp32 24 81 -> 97 %
+// ("Warp groups of 64 bytes").
 // Groups whose lanes take the edge (edge_lanes) give the row's partial first and last packs to their
 // lanes, one element each, and hold its whole packs only; other groups of several rows move partial
 // packs in the lane that holds them, element by element.
@@ -163,6 +164,22 @@ inline bool memory_outpaces_sms(const DeviceInfo& dev) {
 // Rows of 4-byte values longer than this many packs keep 8 lanes of 2 packs (fp32 48 columns: kWarpConfigs).
 inline constexpr int64_t kMaxThreePackPairs4ByteRowPacks = 11;
 inline constexpr int kMinGroupBytes = 64;
+// But whole rows of 4 packs, and of 6 in 16-bit one-operand rows, take groups of 2 lanes (32 bytes a
+// load), 2 / 3 packs a lane, which they fill: a shuffle step and half the rows' states fewer than 4
+// lanes. ncu of bf16 softmax of 32 columns (H200, 256 MiB): rowwise's lanes issued more instructions an
+// element than torch.compile's with fewer warps (docs/perf.md "Warp groups of two lanes"). H200, A/B same
+// job, 256 MiB: bf16 softmax / log_softmax of 32 columns 89.2 / 91.1 -> 95.0 / 96.0 %, of 48 +7.4 / +2.8
+// (fp16 +1.4 to +4.8), absmax_scale +1.0-1.7, gradients +0.7-0.8; fp32 rows of 16 columns +0.9-1.2, int8
+// outputs +3.5; H100 +0.1 to +1.4. Two lanes for every row lost on rows of 3 packs (a slot idle either
+// way: 16-bit gradients of 24 columns -7.4 / -8.0, fp32 of 12 -6.6 / -6.8), fp32 rows of 6 (softmax /
+// log_softmax of 24 columns -5.8 / -5.3) and 16-bit rows to int8 (32 columns -4.7).
+inline constexpr int kTwoLaneGroupBytes = 32;
+inline int min_group_bytes(const RowShape& shape) {
+  if (shape.partial_packs() || shape.elem_bytes() > 4) return kMinGroupBytes;  // doubles: not measured
+  const bool four_packs = shape.max_packs == 4 && !(shape.narrows_output && shape.elem_bytes() == 2);
+  const bool six_16bit_packs = shape.max_packs == 6 && shape.value_bytes == 2;
+  return four_packs || six_16bit_packs ? kTwoLaneGroupBytes : kMinGroupBytes;
+}
 
 // Whether configuration c takes rows with (partial) or without partial packs (RowShape::partial_packs).
 constexpr bool warp_config_ends(const WarpConfig& c, bool partial) {
@@ -572,7 +589,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
   switch (s) {
     case Strategy::kWarp: {
       // The group width and K whose slots (width * K) the row fills best; the narrowest among equals.
-      const int64_t min_width = std::min<int64_t>({shape.max_packs, kMinGroupBytes / shape.pack_bytes, 32});
+      const int64_t min_width = std::min<int64_t>({shape.max_packs, min_group_bytes(shape) / shape.pack_bytes, 32});
       // Groups whose lanes take the edge hold whole packs only (warp_rows.cuh).
       const int64_t whole_packs = std::max<int64_t>(1, shape.cols / shape.pack);
       int64_t best_slots = 0;
