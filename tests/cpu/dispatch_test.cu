@@ -78,8 +78,9 @@ TEST(Dispatch, ThreePackLanesPairShortRowsForOpsThatAsk) {
 }
 
 // Rows of 3 or 5 whole 16-byte packs of 2- or 4-byte values take groups of exactly that many lanes,
-// one pack each (a power of two left a quarter or 3 of 8 slots empty), and 16-bit rows of 18 packs 6
-// lanes of 3; rows of 6, 7 or 17 packs, other values and rows with partial packs keep the powers of two.
+// one pack each (a power of two left a quarter or 3 of 8 slots empty), rows of 2 packs 2 lanes compiled
+// in, and 16-bit rows of 18 packs 6 lanes of 3; rows of 6, 7 or 17 packs, other values and rows with
+// partial packs keep the powers of two.
 TEST(Dispatch, RowsFillingExactLaneGroupsTakeThem) {
   for (auto [cols, elem_bytes] : {std::pair<int64_t, int>{24, 2}, {40, 2}, {12, 4}, {20, 4}}) {
     const int pack = 16 / elem_bytes;
@@ -91,6 +92,15 @@ TEST(Dispatch, RowsFillingExactLaneGroupsTakeThem) {
     const int warps = rowwise::kWarpBlockThreads / 32;
     EXPECT_EQ(rowwise::warp_rows_per_block(p), warps * (32 / p.width) * 4) << cols;
   }
+  EXPECT_EQ(choose(aligned_shape(24, 2, 8)).lanes, 3);
+  // Rows of 2 packs: the same width, compiled in.
+  for (auto [cols, elem_bytes] : {std::pair<int64_t, int>{16, 2}, {8, 4}}) {
+    const Plan p = choose(aligned_shape(cols, elem_bytes, 16 / elem_bytes));
+    EXPECT_EQ(p.width, 2) << cols;
+    EXPECT_EQ(p.lanes, 2) << cols;
+    EXPECT_EQ(p.rows_per_group, 4) << cols;
+  }
+  EXPECT_EQ(choose(aligned_shape(32, 2, 8)).lanes, 0);  // 2 lanes of 2 packs: width at run time
   EXPECT_EQ(choose(aligned_shape(6, 8, 2)).width, 4);  // doubles: 3 packs
   RowShape ragged = aligned_shape(24, 2, 8);
   ragged.max_packs = 4;  // a row starting inside a pack
@@ -500,7 +510,7 @@ TEST(Dispatch, WarpPlansAreLaunchedConfigs) {
               int matches = 0;
               for (const rowwise::WarpConfig& c : rowwise::kWarpConfigs) {
                 if (c.packs_per_lane != p.packs_per_lane || c.rows_per_group != p.rows_per_group ||
-                    c.edge_lanes != p.edge || !rowwise::warp_config_width(c, p.width))
+                    c.edge_lanes != p.edge || !rowwise::warp_config_width(c, p.width, p.lanes))
                   continue;
                 ++matches;
                 EXPECT_TRUE(rowwise::warp_config_offered(c, pairs, narrows, pack, s.value_bytes)) << where;

@@ -83,7 +83,7 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
   if constexpr (warp_config_built(c, kOpExpPerElement<Op>, kNarrowsOutput<typename Io::Row>, N,
                                   sizeof(PackedOf<typename Io::Row, 1>))) {
     if (plan.packs_per_lane == c.packs_per_lane && plan.rows_per_group == c.rows_per_group &&
-        plan.edge == c.edge_lanes && warp_config_width(c, plan.width)) {
+        plan.edge == c.edge_lanes && warp_config_width(c, plan.width, plan.lanes)) {
       if (c.edge_lanes && c.lanes == 0 && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
       auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, c.edge_lanes, c.lanes, Io>();
       const int64_t rows_per_block = warp_rows_per_block(plan);

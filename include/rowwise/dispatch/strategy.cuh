@@ -121,6 +121,10 @@ struct WarpConfig {
 // bf16 softmax 137 / 150 +2.8 / +1.5, log_softmax +7.1 / +3.4 (137: 77 -> 84 %); the abs-max ops lost
 // so (absmax_scale -0.3 to -3.5, 16-bit int8 / fp8 outputs -1.8 to -4.5), and the H100 too (16-bit
 // log_softmax two a group -9 to -12, fp32 -1.3; docs/perf.md "Six-lane groups with the edge").
+// Rows of 2 whole 16-byte packs (16-bit 16 columns, fp32 8) take 2 lanes of a compile-time width
+// where they took the same 2 lanes at run time: the shuffles and lane indices fold to constants,
+// 56 -> 48 registers, instructions -8 % (ncu, bf16 softmax of 16 columns); H200, one kernel timed alone,
+// 256 MiB 3792 -> 3908 GB/s, 1 GiB 4036 -> 4144 (docs/perf.md "Warp groups of two lanes").
 // One configuration a line (WarpConfig's fields): K packs a lane, R rows a group, the pack ends of the
 // rows it takes, whether its lanes take the row's edge, whether only ops that ask get it, its exact
 // lanes (0: a power of two), the only value bytes it takes (0: any), whether only quantized rows do.
@@ -141,6 +145,7 @@ inline constexpr WarpConfig kWarpConfigs[] = {
     {6, 1, PackEnds::kAny,     true,  false, 0, 0, false},
     {7, 1, PackEnds::kAny,     true,  false, 0, 0, false},
     {8, 1, PackEnds::kAny,     true,  false, 0, 0, false},
+    {1, 4, PackEnds::kWhole,   false, false, 2, 0, false},  // rows of 2 whole packs in 2 lanes
     {1, 4, PackEnds::kWhole,   false, false, 3, 0, false},  // rows of 3 whole packs in 3 lanes
     {1, 4, PackEnds::kWhole,   false, false, 5, 0, false},  // rows of 5 whole packs in 5 lanes
     {3, 1, PackEnds::kWhole,   false, false, 6, 2, false},  // 16-bit rows of 18 whole packs in 6 lanes
@@ -215,9 +220,10 @@ constexpr bool warp_config_built(const WarpConfig& c, bool exp_op, bool narrows_
          warp_config_offered(c, exp_op, narrows_output, pack, value_bytes);
 }
 
-// Whether configuration c launches a plan of `width` lanes a group: its exact lanes, or a power of two.
-constexpr bool warp_config_width(const WarpConfig& c, int width) {
-  return c.lanes > 0 ? width == c.lanes : (width & (width - 1)) == 0;
+// Whether configuration c launches a plan of `width` lanes a group planned on configurations of `lanes`
+// exact lanes (Plan::lanes; 0: a power of two): c's exact lanes, or a power of two at run time.
+constexpr bool warp_config_width(const WarpConfig& c, int width, int lanes) {
+  return c.lanes == lanes && (c.lanes > 0 ? width == c.lanes : (width & (width - 1)) == 0);
 }
 
 // Whether configuration c, at `width` lanes a group (a power of two, or c's exact lanes), takes a row it
@@ -455,6 +461,7 @@ struct Plan {
   Strategy strategy = Strategy::kAuto;
   int threads = 0;          // block size
   int width = 0;            // warp: lanes per row
+  int lanes = 0;            // warp: the configuration's exact lanes (WarpConfig::lanes; 0: width at run time)
   int packs_per_lane = 0;   // warp: K
   int rows_per_group = 0;   // warp: R
   int packs_per_thread = 0; // block, cluster: K
@@ -601,6 +608,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       const auto take = [&](const WarpConfig& c, int width, int64_t slots) {
         best_slots = slots;
         plan->width = width;
+        plan->lanes = c.lanes;
         plan->packs_per_lane = c.packs_per_lane;
         plan->rows_per_group = c.rows_per_group;
         plan->edge = c.edge_lanes;
@@ -617,13 +625,15 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
         }
       }
       // Groups of exactly c.lanes lanes: rows of whole packs filling their slots (edge-taking groups: the
-      // row's whole packs reach each lane's last slot), where the power of two left more empty.
+      // row's whole packs reach each lane's last slot), where the power of two left more empty or is the
+      // same width (then compiled in).
       for (const WarpConfig& c : kWarpConfigs) {
         const int64_t slots = int64_t(c.lanes) * c.packs_per_lane;
         const bool fills = c.edge_lanes ? whole_packs <= slots && whole_packs > slots - c.packs_per_lane
                                         : shape.max_packs == slots;
-        if (c.lanes == 0 || !fills || (best_slots > 0 && slots >= best_slots) || !holds(c) ||
-            !warp_config_takes(c, c.lanes, shape, dev))
+        const bool preferred =
+            best_slots == 0 || slots < best_slots || (slots == best_slots && c.lanes == plan->width);
+        if (c.lanes == 0 || !fills || !preferred || !holds(c) || !warp_config_takes(c, c.lanes, shape, dev))
           continue;
         take(c, c.lanes, slots);
         break;
