@@ -85,7 +85,8 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
     if (plan.packs_per_lane == c.packs_per_lane && plan.rows_per_group == c.rows_per_group &&
         plan.edge == c.edge_lanes && warp_config_width(c, plan.width, plan.lanes)) {
       if (c.edge_lanes && c.lanes == 0 && plan.width < kMinEdgeThreads) return kNoKernelForPlan;  // edge slots
-      auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, c.edge_lanes, c.lanes, Io>();
+      auto kernel = warp_rows_kernel_for<Op, N, c.packs_per_lane, c.rows_per_group, c.edge_lanes, c.lanes,
+                                         c.ends == PackEnds::kWhole, Io>();
       const int64_t rows_per_block = warp_rows_per_block(plan);
       const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block, plan.block_iterations, plan);
       return launch_kernel(kernel, grid, plan.threads, 0, stream, io, shape.rows, shape.cols, plan.width);

@@ -218,6 +218,36 @@ __device__ inline void load_strided_packs(const RowIo& io, PackedOf<RowIo, N>* v
   }
 }
 
+// Loads K packs of each of R rows of `packs` whole packs, in groups of `stride` lanes: first, first +
+// stride, ...; packs past the row's end hold pads, the others move by one access each, untested. Each
+// load predicated on its own in the reduction's block, ptxas moved some behind the reduction's math (a
+// warp then waits for its first packs before it asks for the rest: bf16 softmax of 48 / 96 columns -5 /
+// -15 points, absmax_scale -10 / -17), but never across a branch. So rows that fill their groups' slots
+// load in one branch and the others in another, the test being the rows' (where lanes took different
+// paths, bf16 absmax_scale of 48 columns lost 20). Not rows quantized to int8 / fp8: their two paths
+// took 48 -> 63 registers (bf16 lanes of 4 rows), and in one block ptxas kept their loads ahead (bf16
+// to int8 of 96 columns +9.7 points so, +1.4 in two).
+template <class Op, int N, int K, int R, class RowIo, class RowIoOf>
+__device__ inline void load_whole_rows(const RowIoOf& row_io, PackedOf<RowIo, N> (*v)[K], int packs, int first,
+                                       int stride) {
+  if (!kNarrowsOutput<RowIo> && K * stride == packs) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int u = 0; u < K; ++u) v[r][u] = row_io(r).template load_packed<N>((first + u * stride) * N);
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int u = 0; u < K; ++u) {
+        const int p = first + u * stride;
+        v[r][u] = p < packs ? row_io(r).template load_packed<N>(p * N) : pad_pack<Op, N, RowIo>();
+      }
+    }
+  }
+}
+
 // One thread's state over U packs, unpacked kReduceChunk values at a time: reducing all at once keeps
 // every unpacked value alive (64 floats for 8 bf16 packs: 128 registers, seen in ptxas).
 inline constexpr int kReduceChunk = 16;

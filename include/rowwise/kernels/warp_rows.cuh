@@ -38,7 +38,14 @@ __device__ inline int line_shift(const RowIo& io, int first_whole, int whole_pac
 
 // Lanes > 0: groups of exactly Lanes lanes, any count, for rows that fill their slots where a power
 // of two would leave many empty (dispatch/strategy.cuh); the warp's last 32 % Lanes lanes hold no row.
-template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, class Io>
+// WholeRows: every row starts on a pack and is a whole number of them (the plan knows: configurations
+// of PackEnds::kWhole), so no lane computes a phase, and each pack below the row's end moves by one
+// access, untested, without the element-by-element fallback (load_whole_rows). H200, A/B same job, 256
+// MiB: 16-bit softmax / log_softmax of 24-200 columns +0.6 to +7.9 points (bf16 softmax of 24 / 136:
+// 87.2 / 86.5 -> 93.0 / 90.9 %), int8 outputs of rows of 16-144 columns +0.8 to +12.2, bf16
+// absmax_scale of 48 / 96 +2.0 / +2.9, the rest -0.5 to +1.3; H100 -0.3 to +1.3 (docs/perf.md "Whole
+// rows without phase or bounds").
+template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, bool WholeRows, class Io>
 __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t cols, int runtime_width) {
   using RowIo = typename Io::Row;
   const int width = Lanes > 0 ? Lanes : runtime_width;
@@ -76,8 +83,9 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // (docs/perf.md "Whole packs stored without bounds tests"): softmax lost 7-10 points so, abs-max to
   // 16-bit -1.1 to +0.8.
   constexpr bool kUntestedLoads = kNarrowsOutput<RowIo> && (R > 1 || kWarpValueBytes<N, Io> == 4);
+  static_assert(!(EdgeLanes && WholeRows), "whole rows have no edge");
   const auto end = [&](int phase) {
-    return EdgeLanes ? (row_cols + phase) / N : packs_in_row(row_cols, phase, N);
+    return EdgeLanes || WholeRows ? (row_cols + phase) / N : packs_in_row(row_cols, phase, N);
   };
   for (int64_t base = warp * groups * R; base < rows; base += warps * groups * R) {
     PackedOf<RowIo, N> v[R][K];
@@ -100,7 +108,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t row = row_of(r);
-      phase[r] = row_io(r).template phase<N>();
+      phase[r] = WholeRows ? 0 : row_io(r).template phase<N>();
       const int row_end = row < rows ? end(phase[r]) : 0;
       if constexpr (EdgeLanes) {
         const int first_whole = phase[r] != 0;
@@ -112,9 +120,14 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
         load_edge<Op, N, kSlots>(row_io(r), edge_values[r], edge[r], group_lane, width, row_cols);
       } else {
         first[r] = group_lane;
-        load_strided_packs<Op, N, K>(row_io(r), v[r], first[r], width, row_end, phase[r], row_cols);
+        if constexpr (!WholeRows) {
+          load_strided_packs<Op, N, K>(row_io(r), v[r], first[r], width, row_end, phase[r], row_cols);
+        }
       }
     }
+    // Whole rows past the end (and lanes of no group) load row 0 as it is, so that their lanes take the
+    // others' path (load_whole_rows), and store nothing.
+    if constexpr (WholeRows) load_whole_rows<Op, N, K, R, RowIo>(row_io, v, end(0), group_lane, width);
     // Reduce all R rows before the first shuffle: their chains are independent and interleave.
     typename Op::State state[R];
     typename Op::State packs_state[R];  // what the kept terms are relative to
@@ -140,9 +153,9 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
       if (row >= rows) continue;
       const auto fin = Op::finalize(state[r]);
       if constexpr (kKeepTerms) {
-        map_and_store_strided_terms<Op, N, K, EdgeLanes>(row_io(r), terms[r], Op::kept_scale(packs_state[r], fin),
-                                                         first[r], width, end(phase[r]), phase[r],
-                                                         row_cols);
+        map_and_store_strided_terms<Op, N, K, EdgeLanes || WholeRows>(
+            row_io(r), terms[r], Op::kept_scale(packs_state[r], fin), first[r], width, end(phase[r]), phase[r],
+            row_cols);
         if constexpr (EdgeLanes) {
           map_and_store_edge<Op, N, kSlots>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
         }
@@ -150,8 +163,8 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
         // Only here: softmax's kept-terms map inside with_map_op compiled to other code (cubins differ).
         with_map_op<Op>(fin, [&](auto map_op) {
           using MapOp = decltype(map_op);
-          map_and_store_strided_packs<MapOp, N, K, false, EdgeLanes>(row_io(r), v[r], fin, first[r], width,
-                                                                     end(phase[r]), phase[r], row_cols);
+          map_and_store_strided_packs<MapOp, N, K, false, EdgeLanes || WholeRows>(
+              row_io(r), v[r], fin, first[r], width, end(phase[r]), phase[r], row_cols);
           if constexpr (EdgeLanes) {
             map_and_store_edge<MapOp, N, kSlots>(row_io(r), edge_values[r], fin, edge[r], group_lane, width, row_cols);
           }
@@ -187,23 +200,24 @@ inline constexpr int kWarpLaneRegisters = [] {
   return 0;
 }();
 
-template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, class Io>
+template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, bool WholeRows, class Io>
 __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
-  warp_rows<Op, N, K, R, EdgeLanes, Lanes>(io, rows, cols, width);
+  warp_rows<Op, N, K, R, EdgeLanes, Lanes, WholeRows>(io, rows, cols, width);
 }
-template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, class Io>
+template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, bool WholeRows, class Io>
 __global__ void __launch_bounds__(kWarpBlockThreads,
                                   min_blocks_per_sm<Op>(kWarpBlockThreads, R * K * kPackStoredBytes<N, Io>,
                                                         kWarpLaneRegisters<Op, N, K, R, EdgeLanes, Io>))
     warp_rows_bounded_kernel(Io io, int64_t rows, int64_t cols, int width) {
-  warp_rows<Op, N, K, R, EdgeLanes, Lanes>(io, rows, cols, width);
+  warp_rows<Op, N, K, R, EdgeLanes, Lanes, WholeRows>(io, rows, cols, width);
 }
 
-template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, class Io> constexpr auto warp_rows_kernel_for() {
+template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, bool WholeRows, class Io>
+constexpr auto warp_rows_kernel_for() {
   if constexpr (kWarpLaneRegisters<Op, N, K, R, EdgeLanes, Io> > 0) {
-    return warp_rows_bounded_kernel<Op, N, K, R, EdgeLanes, Lanes, Io>;
+    return warp_rows_bounded_kernel<Op, N, K, R, EdgeLanes, Lanes, WholeRows, Io>;
   } else {
-    return warp_rows_kernel<Op, N, K, R, EdgeLanes, Lanes, Io>;
+    return warp_rows_kernel<Op, N, K, R, EdgeLanes, Lanes, WholeRows, Io>;
   }
 }
 
