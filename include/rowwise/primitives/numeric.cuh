@@ -176,7 +176,8 @@ __host__ __device__ inline float exp(float x) {
 }
 __host__ __device__ inline double exp(double x) { return ::exp(x); }
 __host__ __device__ inline float log(float x) { return ::logf(x); }
-// Correctly rounded 1/x without the division's slow path (once per row and thread).
+// Correctly rounded 1/x (once per row and thread). One MUFU.RCP (rcp.approx) instead moved short warp
+// rows -0.6 to +0.6 points and cost 16-bit block rows of 4096 columns 27-29 (H200; docs/perf.md history).
 __device__ inline float reciprocal(float x) { return __frcp_rn(x); }
 __device__ inline double reciprocal(double x) { return __drcp_rn(x); }
 __host__ __device__ inline double log(double x) { return ::log(x); }
