@@ -21,8 +21,8 @@ inline const std::vector<int64_t>& sweep_cols() {
   // log_softmax), 5 lanes of 2 / 3 lanes of 3 (int8 / fp8 outputs);
   // 12 / 20 / 24 / 40: fp32 rows of 3 / 5 and 16-bit rows of 3 / 5 whole packs,
   // in groups of as many lanes; 144: 16-bit rows of 18 whole packs in 6 lanes of 3; 136 / 200: 16-bit
-  // rows of 17 / 25 whole packs, 8 lanes of 3 / 4 (without the edge code for softmax and log_softmax
-  // where memory outpaces the SMs); 150 / 70: ragged 16-bit / fp32 rows of 18 / 17 whole packs, 6 lanes
+  // rows of 17 / 25 whole packs, 8 lanes of 3 / 4 (without the edge code for ops of one operand where
+  // memory outpaces the SMs); 150 / 70: ragged 16-bit / fp32 rows of 18 / 17 whole packs, 6 lanes
   // of 3 with the edge for softmax and log_softmax there;
   // 580 / 768 / 800: warp rows of 5 / 6 / 7 packs a lane (fp32); 1152 / 1280: 16-bit warp rows of 5
   // packs of 8; 2304 / 2560: 16-bit block rows of 11 packs a thread; 12345: 16-bit block rows with the

@@ -427,20 +427,27 @@ TEST(Dispatch, ExpOpsTakeRaggedRowsOf17To18WholePacksInSixLanesWhereMemoryOutpac
   }
 }
 
-// There too, their 16-bit rows of 17-32 whole packs (but 18: 6 lanes of 3) take 8 lanes of one row
-// without the edge code; elsewhere, for other ops and for rows of 9-12 packs the plans stay.
-TEST(Dispatch, ExpOpsTakeWhole16BitRowsWithoutTheEdgeWhereMemoryOutpacesTheSms) {
+// There, 16-bit rows of one operand of 17-32 whole packs (but 18 in exp ops: 6 lanes of 3) take 8 lanes
+// of one row without the edge code, for every op; gradient rows (two operands) and the H100 keep the
+// edge-taking lanes, and rows of 9-12 packs their plans.
+TEST(Dispatch, Whole16BitRowsGoWithoutTheEdgeWhereMemoryOutpacesTheSms) {
   for (int64_t cols : {136, 160, 200, 256}) {
     for (bool exp_op : {false, true}) {
-      RowShape s = aligned_shape(cols, 2, 8);
-      s.exp_per_element = exp_op;
-      for (bool h200 : {true, false}) {
-        const Plan p = choose(s, Strategy::kAuto, h200 ? kHopper : kH100);
-        EXPECT_EQ(p.strategy, Strategy::kWarp) << cols;
-        EXPECT_EQ(p.width, 8) << cols;
-        EXPECT_EQ(p.packs_per_lane, cols <= 192 ? 3 : 4) << cols;
-        EXPECT_EQ(p.rows_per_group, 1) << cols;
-        EXPECT_EQ(p.edge, !(exp_op && h200)) << cols << " exp " << exp_op << " H200 " << h200;
+      for (int inputs : {1, 2}) {
+        RowShape s = aligned_shape(cols, 2, 8);
+        s.exp_per_element = exp_op;
+        s.value_bytes = 2 * inputs;
+        s.inputs = inputs;
+        for (bool h200 : {true, false}) {
+          const Plan p = choose(s, Strategy::kAuto, h200 ? kHopper : kH100);
+          const std::string where = std::to_string(cols) + " exp " + std::to_string(exp_op) + " inputs " +
+                                    std::to_string(inputs) + " H200 " + std::to_string(h200);
+          EXPECT_EQ(p.strategy, Strategy::kWarp) << where;
+          EXPECT_EQ(p.width, 8) << where;
+          EXPECT_EQ(p.packs_per_lane, cols <= 192 ? 3 : 4) << where;
+          EXPECT_EQ(p.rows_per_group, 1) << where;
+          EXPECT_EQ(p.edge, !(inputs == 1 && h200)) << where;
+        }
       }
     }
   }

@@ -80,13 +80,16 @@ struct WarpConfig {
 // 90-94 -> 93-97 %, log_softmax 89-94 -> 96-97, int8 outputs +4-7). Shorter rows lost so (bf16 65
 // columns: softmax 77 -> 72 %, softmax_backward 97 -> 86; docs/perf.md "two ragged rows a warp group").
 // On the H200 softmax and log_softmax take such rows one a group from 3 packs a lane
-// (kFastMemoryGbpsPerSm), and their 16-bit rows of 17-32 whole packs (136-256 columns but 144) one a
-// group of 8 lanes without the edge code, which the edge-taking lanes ran for rows that have no edge:
-// H200, A/B same job, log_softmax 136 / 160 / 200 columns 80-89 -> 86-93 % (+0.8 to +5.5), softmax 136
-// +1.5 (its exps kept there too), the rest -0.9 to +0.7; the abs-max ops lost so (absmax_scale 0 to
-// -2.8, int8 outputs -1.9 to +3.7), and such rows two a group lost 3-19 points in softmax and 0.4-9
-// in int8 outputs; on the H100 the rule gained nothing (-0.6 to +0.2; docs/perf.md "Whole 16-bit rows
-// without the edge").
+// (kFastMemoryGbpsPerSm), and 16-bit rows of 17-32 whole packs (136-256 columns but 144) of one operand
+// go one a group of 8 lanes without the edge code, which the edge-taking lanes ran for rows that have no
+// edge: H200, A/B same job, log_softmax 136 / 160 / 200 columns 80-89 -> 86-93 % (+0.8 to +5.5),
+// softmax 136 +1.5 (its exps kept there too), the rest -0.9 to +0.7; such rows two a group lost 3-19
+// points in softmax and 0.4-9 in int8 outputs; on the H100 the rule gained nothing (-0.6 to +0.2;
+// docs/perf.md "Whole 16-bit rows without the edge"). The abs-max ops lost so (absmax_scale 0 to -2.8,
+// int8 outputs -1.9 to +3.7) until whole rows dropped their phase and bounds tests (warp_rows.cuh
+// WholeRows); since, H200: int8 / fp8 outputs of 136-200 columns +2.2 to +7.4 (bf16 to int8 of 136 / 160:
+// 78.3 / 87.4 -> 85.0 / 94.8 %), absmax_scale +0.2 to +3.7, 248-256 -0.4 to +0.7 (docs/perf.md
+// "Whole 16-bit abs-max rows without the edge").
 // Rows of 9-12 whole packs (bf16 72-96 columns, fp32 36-48) fill 4 lanes of 3 packs, two a group, where
 // 8 lanes of 2 left 4-7 of 16 slots empty; only ops whose every element costs an exp ask for them
 // (kOpExpPerElement). H200, A/B same job: bf16 softmax 72 / 80 / 96 columns 64 / 70 / 81 -> 81 /
@@ -135,11 +138,11 @@ inline constexpr WarpConfig kWarpConfigs[] = {
     {2, 2, PackEnds::kPartial, true,  false, 0, 0, false},  // two ragged rows with their edges
     {2, 1, PackEnds::kPartial, true,  false, 0, 0, false},  // a ragged row with its edge
     {3, 2, PackEnds::kPartial, true,  false, 0, 0, false},
-    {3, 1, PackEnds::kWhole,   false, true,  0, 2, false},  // exp ops' whole 16-bit rows without the edge (H200)
+    {3, 1, PackEnds::kWhole,   false, false, 0, 2, false},  // whole 16-bit rows without the edge (H200)
     {3, 1, PackEnds::kAny,     true,  false, 0, 0, false},
     {3, 2, PackEnds::kWhole,   false, true,  0, 0, false},  // exp ops' rows of 9-12 whole packs, two a group
     {4, 2, PackEnds::kPartial, true,  false, 0, 0, false},
-    {4, 1, PackEnds::kWhole,   false, true,  0, 2, false},  // exp ops' whole 16-bit rows without the edge (H200)
+    {4, 1, PackEnds::kWhole,   false, false, 0, 2, false},  // whole 16-bit rows without the edge (H200)
     {4, 1, PackEnds::kAny,     true,  false, 0, 0, false},
     {5, 1, PackEnds::kAny,     true,  false, 0, 0, false},
     {6, 1, PackEnds::kAny,     true,  false, 0, 0, false},
@@ -202,13 +205,14 @@ constexpr bool warp_config_fits(const WarpConfig& c, int pack, int pack_value_by
 }
 
 // Whether configuration c may be planned for an op (exp_op: kOpExpPerElement) and rows
-// (narrows_output: kNarrowsOutput) with packs of `pack` values of value_bytes on chip: opt-in and
-// exact-width configurations take 16-byte packs of 2- and 4-byte values only, the rows measured, one
-// of given value_bytes those values only, and a narrowing-only one quantized rows only.
+// (narrows_output: kNarrowsOutput) with packs of `pack` values of value_bytes on chip: opt-in,
+// exact-width and value-size configurations take 16-byte packs of 2- and 4-byte values only, the rows
+// measured, one of given value_bytes those values only, and a narrowing-only one quantized rows only.
 constexpr bool warp_config_offered(const WarpConfig& c, bool exp_op, bool narrows_output, int pack,
                                    int value_bytes) {
   const bool measured_packs = pack * value_bytes == kMaxPackBytes && (value_bytes == 2 || value_bytes == 4);
-  if ((c.lanes > 0 && !measured_packs) || (c.value_bytes > 0 && c.value_bytes != value_bytes)) return false;
+  if ((c.lanes > 0 || c.value_bytes > 0) && !measured_packs) return false;
+  if (c.value_bytes > 0 && c.value_bytes != value_bytes) return false;
   if (c.narrowing_only && !narrows_output) return false;
   return !c.op_opt_in || (exp_op && measured_packs);
 }
@@ -233,8 +237,8 @@ inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& sh
   if (c.edge_lanes && c.lanes > 0 && !memory_outpaces_sms(dev)) return false;  // exact lanes with the edge
   if (c.op_opt_in && !c.edge_lanes && shape.value_bytes == 4 && shape.max_packs > kMaxThreePackPairs4ByteRowPacks)
     return false;
-  // Exp ops' lanes of one whole 16-bit row without the edge code: rows of 17-32 packs, on the H200.
-  if (c.op_opt_in && !c.edge_lanes && c.rows_per_group == 1) {
+  // Lanes of one whole 16-bit row without the edge code: rows of 17-32 packs, on the H200.
+  if (!c.edge_lanes && c.rows_per_group == 1 && c.lanes == 0 && c.value_bytes == 2) {
     return width >= kMinEdgeThreads && memory_outpaces_sms(dev);
   }
   if (c.edge_lanes && c.rows_per_group > 1) {
