@@ -813,9 +813,37 @@ TEST(Dispatch, ShortRaggedContiguousRowsGoInTiles) {
   EXPECT_EQ(p.smem_bytes, 2 * rowwise::tile_plane_bytes(512 * 17, 2));
   EXPECT_EQ(choose(staged_shape(16, 2, 8)).strategy, Strategy::kWarp);   // whole packs
   EXPECT_EQ(choose(aligned_shape(17, 2, 1)).strategy, Strategy::kWarp);  // strided: nothing to stage
-  EXPECT_EQ(choose(staged_shape(65, 2, 1)).strategy, Strategy::kWarp);   // longer than 64 columns
+  EXPECT_EQ(choose(staged_shape(65, 4, 1)).strategy, Strategy::kWarp);   // longer than 64 columns
   EXPECT_EQ(choose(staged_shape(1, 4, 4)).strategy, Strategy::kTile);    // one column: ragged too
   EXPECT_EQ(choose(staged_shape(33, 8, 2)).strategy, Strategy::kWarp);   // doubles: double math a thread
+}
+
+// Ragged 16-bit rows of 65-127 columns go a thread each up to a length by op: abs-max 127, softmax and
+// log_softmax (an exp per element) 104, the gradients (two operands) 72.
+TEST(Dispatch, Ragged16BitRowsGoAThreadEachUpToALengthByOp) {
+  const auto shape = [](int64_t cols, bool exp_op, int inputs) {
+    RowShape s = staged_shape(cols, 2, 1);
+    s.exp_per_element = exp_op;
+    s.inputs = inputs;
+    s.value_bytes = 2 * inputs;
+    return s;
+  };
+  const Plan abs_max = choose(shape(127, false, 1));
+  EXPECT_EQ(abs_max.strategy, Strategy::kTile);
+  EXPECT_EQ(abs_max.width, 1);
+  EXPECT_EQ(abs_max.rows_per_tile, 224);  // 112 KB holds 225 rows of 508 bytes: whole accesses every 8
+  EXPECT_EQ(abs_max.smem_bytes, 2 * rowwise::tile_plane_bytes(224 * 127, 2));
+  EXPECT_EQ(choose(shape(129, false, 1)).strategy, Strategy::kWarp);
+  EXPECT_EQ(choose(shape(103, true, 1)).strategy, Strategy::kTile);
+  EXPECT_EQ(choose(shape(103, true, 1)).rows_per_tile, 256);  // 100 KB: a row for every thread
+  EXPECT_EQ(choose(shape(105, true, 1)).strategy, Strategy::kWarp);
+  EXPECT_EQ(choose(shape(71, true, 2)).strategy, Strategy::kTile);
+  EXPECT_EQ(choose(shape(71, false, 2)).strategy, Strategy::kTile);
+  EXPECT_EQ(choose(shape(73, false, 2)).strategy, Strategy::kWarp);
+  EXPECT_EQ(choose(shape(104, false, 1)).strategy, Strategy::kWarp);  // whole packs
+  // Forced, ragged 16-bit rows up to 127 columns go a thread each whatever the op.
+  EXPECT_EQ(choose(shape(127, true, 2), Strategy::kTile).width, 1);
+  EXPECT_GT(choose(shape(129, true, 1), Strategy::kTile).width, 1);
 }
 
 TEST(Dispatch, TilesOf16BitRowsGiveEveryThreadARowWithinTheirSharedMemory) {

@@ -353,6 +353,21 @@ inline constexpr int64_t kTileTwoRowsMaxSmemBytes = 57344;
 // Ragged rows up to this long go a thread each: tiles of them ran at 1.3-4x the warp rows
 // (docs/perf.md#dispatch).
 inline constexpr int64_t kTileThreadRowCols = 64;
+// Ragged 16-bit rows go a thread each up to these lengths too, by op: a warp group's row of 65-127
+// columns pays its edge, shuffles and address math for 8-16 values a lane, at ~25-32 instructions a
+// value on an H200 bound by issue. H200, A/B same job, 256 MiB, bf16, warp rows -> thread rows
+// (docs/perf.md "Ragged 16-bit rows of 65-127 columns a thread each"): abs-max 65-127 columns +2.4 to
+// +16.4 (int8 outputs +1.3 to +36.0, 127: -0.3); softmax 65-97 +2.2 to +27.1, 103 -0.5, 111-127 -2.5 to
+// -11.7 (its map takes every exp again); log_softmax 65-111 +3.5 to +33.4, 119 / 127 -1.6 / -6.2; the
+// gradients (two operands, 6 bytes a column in shared memory) 65 / 71 +6.8 to +7.7 / +1.8 to +2.9, 79
+// -0.7 to 0, 87 even, 95-127 -2.2 to -11.6.
+inline constexpr int64_t kTile16BitGradientRowCols = 72;
+inline constexpr int64_t kTile16BitExpRowCols = 104;
+inline constexpr int64_t kTile16BitRowCols = 127;
+// Thread rows longer than kTileThreadRowCols take tiles of up to this much shared memory, 2 blocks an
+// SM: against 64 KB (3 blocks, fewer rows a tile than threads), bf16 65 / 97 columns softmax +2.9 /
+// +5.8, log_softmax +3.1 / +4.9, int8 outputs +0.1 / +6.5, softmax_backward -0.4 / -1.6.
+inline constexpr int64_t kTileLongThreadRowsMaxSmemBytes = 114688;
 
 // block_smem rows may be longer than what shared memory holds by 1 / kBlockSmemBufferShare of it (the
 // rest streamed twice). H200, against split, % of copy: fp32 softmax 65536 / 73728 / 81920 columns
@@ -387,6 +402,7 @@ struct StrategyRule {
   int max_value_bytes;          // only for elements of at most this many bytes on chip (all operands)
   int elem_out_bytes;           // only for rows whose element (one operand's) and output take this many
                                 // bytes in memory (0: any; an unknown output, a functor's, takes none)
+  bool exp_free_only;           // only for ops without an exp per element (RowShape::exp_per_element)
   const char* evidence;
 };
 
@@ -429,31 +445,37 @@ inline constexpr int64_t kManyRowsClusterBytes = 524288;
 inline constexpr int64_t kTwoLaunchRowBytes = int64_t{128} << 20;
 
 inline constexpr StrategyRule kStrategyRules[] = {
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0, false,
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
-    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitGradientRowCols, 2, kAnyValue, 0, false,
+     "docs/perf.md#dispatch: ragged 16-bit rows up to 72 columns, a thread each"},
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitExpRowCols, 2, 2, 0, false,
+     "docs/perf.md#dispatch: ragged 16-bit rows of one operand up to 104 columns, a thread each"},
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitRowCols, 2, 2, 0, true,
+     "docs/perf.md#dispatch: ragged 16-bit abs-max rows up to 127 columns, a thread each"},
+    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, false,
      "docs/perf.md#dispatch: 16-bit rows in warps up to 1280 columns"},
-    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0,
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, false,
      "docs/perf.md#dispatch: 16-bit rows of 1281-2048 columns: one-warp blocks"},
-    {Strategy::kWarp, kWarpFp32RowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kWarp, kWarpFp32RowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: warp rows up to 1872 bytes (468 fp32)"},
-    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 4, 4,
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 4, 4, false,
      "docs/perf.md#dispatch: fp32 rows to fp32 of 469-1024 columns: one-warp blocks"},
-    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
-    {Strategy::kCluster, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kCluster, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: fewer rows than SMs spread over clusters (rows up to 1 MB on chip)"},
-    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
-    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
-    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
-    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0,
+    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, false,
      "docs/perf.md#dispatch: many rows of up to 512 KB over clusters of 32 KB slices (not doubles)"},
-    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
-    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: rows far longer than the GPU holds, streamed twice"},
 };
 
@@ -698,7 +720,8 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       if (!shape.staged) return false;
       // Short ragged rows a thread each (no shuffles; their odd strides spread a warp over the
       // banks), else groups with kTileChunk elements a thread per step, filling the block.
-      const int width = shape.ragged() && shape.cols <= kTileThreadRowCols
+      const int64_t thread_row_cols = shape.elem_bytes() == 2 ? kTile16BitRowCols : kTileThreadRowCols;
+      const int width = shape.ragged() && shape.cols <= thread_row_cols
                             ? 1
                             : lanes_for(std::min<int64_t>(kTileThreads, (shape.cols + kTileChunk - 1) / kTileChunk));
       const int64_t groups = kTileThreads / width;
@@ -708,7 +731,9 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       if (shape.elem_bytes() == 2) {
         int64_t want = std::max((per_tile + groups / 2) / groups * groups, groups);
         if (want == groups && 2 * groups * row_smem <= kTileTwoRowsMaxSmemBytes) want = 2 * groups;
-        rows = std::min(want, std::max<int64_t>(kTileMaxSmemBytes / row_smem, 1));
+        const int64_t smem = width == 1 && shape.cols > kTileThreadRowCols ? kTileLongThreadRowsMaxSmemBytes
+                                                                            : kTileMaxSmemBytes;
+        rows = std::min(want, std::max<int64_t>(smem / row_smem, 1));
       }
       const int in_bytes = shape.value_bytes / shape.inputs;
       const int64_t whole = tile_rows_of_whole_accesses(shape.cols, std::min(in_bytes, shape.out_bytes));
@@ -737,6 +762,7 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
       continue;
     if (rule.elem_out_bytes != 0 && (shape.elem_bytes() != rule.elem_out_bytes || shape.out_bytes != rule.elem_out_bytes))
       continue;
+    if (rule.exp_free_only && shape.exp_per_element) continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;
