@@ -55,10 +55,12 @@ template <int Max, class F> cudaError_t visit_pack(int pack, F&& f) {
   }
 }
 
-// `contiguous`: every operand's rows are cols apart (or there is one row).
+// `contiguous`: every operand's rows are cols apart (or there is one row). `out_like_last_input`: the
+// output's elements are the last input's size, at its offset from 16 bytes (RowShape).
 template <class Op, int MaxPack, class Io>
 cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int elem_bytes, int64_t max_packs,
-                     bool contiguous, Options options, cudaStream_t stream, void* workspace = nullptr) {
+                     bool contiguous, bool out_like_last_input, Options options, cudaStream_t stream,
+                     void* workspace = nullptr) {
   DeviceInfo dev;
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
   using RowIo = typename Io::Row;
@@ -69,6 +71,7 @@ cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int ele
   if constexpr (RowIo::kStaged) {
     shape.staged = contiguous;
     shape.out_bytes = sizeof(typename RowIo::Out);
+    shape.out_like_last_input = out_like_last_input;
   }
   Plan plan;
   if (!choose_plan(shape, dev, options.strategy, &plan)) return cudaErrorInvalidValue;
@@ -157,8 +160,13 @@ cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::init
   const int64_t max_packs = max_packs_for(all.data(), count, cols, pack);
   const bool contiguous = rows == 1 || std::all_of(all.begin(), all.begin() + count,
                                                    [&](const StridedOperand& o) { return o.row_stride == cols; });
-  return run_rows<Op, MaxPack>(io, rows, cols, pack, all[0].elem_bytes, max_packs, contiguous, options, stream,
-                               workspace);
+  const StridedOperand& last_input = *(inputs.end() - 1);
+  const StridedOperand& output = *outputs.begin();
+  const bool out_like_last_input = output.elem_bytes == last_input.elem_bytes &&
+                                   reinterpret_cast<uintptr_t>(output.base) % kMaxPackBytes ==
+                                       reinterpret_cast<uintptr_t>(last_input.base) % kMaxPackBytes;
+  return run_rows<Op, MaxPack>(io, rows, cols, pack, all[0].elem_bytes, max_packs, contiguous, out_like_last_input,
+                               options, stream, workspace);
 }
 
 template <class T> StridedOperand operand(const T* p, int64_t stride) {
@@ -183,7 +191,7 @@ cudaError_t run_functor_rows(Load load, Store store, int64_t rows, int64_t cols,
     return cudaErrorInvalidValue;
   if (rows == 0) return cudaSuccess;
   return run_rows<OpOf<A>, 8>(FunctorIo<A, Load, Store>{load, store}, rows, cols, pack, sizeof(A),
-                              packs_in_row(cols, 0, pack), false, options, stream);
+                              packs_in_row(cols, 0, pack), false, false, options, stream);
 }
 
 // Gradient ops over strided pointers: dx = op(y, dy) row by row.

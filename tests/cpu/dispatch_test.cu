@@ -818,32 +818,39 @@ TEST(Dispatch, ShortRaggedContiguousRowsGoInTiles) {
   EXPECT_EQ(choose(staged_shape(33, 8, 2)).strategy, Strategy::kWarp);   // doubles: double math a thread
 }
 
-// Ragged 16-bit rows of 65-127 columns go a thread each up to a length by op: abs-max 127, softmax and
-// log_softmax (an exp per element) 104, the gradients (two operands) 72.
-TEST(Dispatch, Ragged16BitRowsGoAThreadEachUpToALengthByOp) {
-  const auto shape = [](int64_t cols, bool exp_op, int inputs) {
+// Ragged 16-bit rows of 65-127 columns go a thread each: rows of one operand up to 127 columns, the
+// gradients (two operands) up to 72. Past 64 columns their tiles take up to 112 KB, and the output lies
+// over the last input's plane where it has that input's element size and offset from 16 bytes.
+TEST(Dispatch, Ragged16BitRowsOfUpTo127ColumnsGoAThreadEach) {
+  const auto shape = [](int64_t cols, int inputs, bool out_like_last_input) {
     RowShape s = staged_shape(cols, 2, 1);
-    s.exp_per_element = exp_op;
     s.inputs = inputs;
     s.value_bytes = 2 * inputs;
+    s.exp_per_element = true;
+    s.out_like_last_input = out_like_last_input;
     return s;
   };
-  const Plan abs_max = choose(shape(127, false, 1));
-  EXPECT_EQ(abs_max.strategy, Strategy::kTile);
-  EXPECT_EQ(abs_max.width, 1);
-  EXPECT_EQ(abs_max.rows_per_tile, 224);  // 112 KB holds 225 rows of 508 bytes: whole accesses every 8
-  EXPECT_EQ(abs_max.smem_bytes, 2 * rowwise::tile_plane_bytes(224 * 127, 2));
-  EXPECT_EQ(choose(shape(129, false, 1)).strategy, Strategy::kWarp);
-  EXPECT_EQ(choose(shape(103, true, 1)).strategy, Strategy::kTile);
-  EXPECT_EQ(choose(shape(103, true, 1)).rows_per_tile, 256);  // 100 KB: a row for every thread
-  EXPECT_EQ(choose(shape(105, true, 1)).strategy, Strategy::kWarp);
-  EXPECT_EQ(choose(shape(71, true, 2)).strategy, Strategy::kTile);
-  EXPECT_EQ(choose(shape(71, false, 2)).strategy, Strategy::kTile);
-  EXPECT_EQ(choose(shape(73, false, 2)).strategy, Strategy::kWarp);
-  EXPECT_EQ(choose(shape(104, false, 1)).strategy, Strategy::kWarp);  // whole packs
+  const Plan own_plane = choose(shape(127, 1, false));
+  EXPECT_EQ(own_plane.strategy, Strategy::kTile);
+  EXPECT_EQ(own_plane.width, 1);
+  EXPECT_FALSE(own_plane.out_in_input_plane);
+  EXPECT_EQ(own_plane.rows_per_tile, 224);  // 112 KB holds 225 rows of 508 bytes: whole accesses every 8
+  EXPECT_EQ(own_plane.smem_bytes, 2 * rowwise::tile_plane_bytes(224 * 127, 2));
+  const Plan over_input = choose(shape(127, 1, true));
+  EXPECT_TRUE(over_input.out_in_input_plane);
+  EXPECT_EQ(over_input.rows_per_tile, 256);  // a row for every thread in 64 KB
+  EXPECT_EQ(over_input.smem_bytes, rowwise::tile_plane_bytes(256 * 127, 2));
+  EXPECT_EQ(choose(shape(129, 1, true)).strategy, Strategy::kWarp);
+  EXPECT_EQ(choose(shape(104, 1, true)).strategy, Strategy::kWarp);  // whole packs
+  const Plan gradients = choose(shape(71, 2, true));
+  EXPECT_EQ(gradients.strategy, Strategy::kTile);
+  EXPECT_EQ(gradients.smem_bytes, 2 * rowwise::tile_plane_bytes(256 * 71, 2));  // dx over dy
+  EXPECT_EQ(choose(shape(73, 2, true)).strategy, Strategy::kWarp);
+  // Rows of up to 64 columns keep their own output plane.
+  EXPECT_FALSE(choose(shape(63, 1, true)).out_in_input_plane);
   // Forced, ragged 16-bit rows up to 127 columns go a thread each whatever the op.
-  EXPECT_EQ(choose(shape(127, true, 2), Strategy::kTile).width, 1);
-  EXPECT_GT(choose(shape(129, true, 1), Strategy::kTile).width, 1);
+  EXPECT_EQ(choose(shape(127, 2, true), Strategy::kTile).width, 1);
+  EXPECT_GT(choose(shape(129, 1, true), Strategy::kTile).width, 1);
 }
 
 TEST(Dispatch, TilesOf16BitRowsGiveEveryThreadARowWithinTheirSharedMemory) {

@@ -34,6 +34,9 @@ struct RowShape {
   int inputs = 1;         // operands read per element (2 for the gradient ops)
   bool staged = false;    // rows contiguous (row stride == cols) and an Io that can stage them (tile)
   int out_bytes = 0;      // bytes of one output element (0: unknown, as for functor stores)
+  // Output elements the size of the last input's, at its offset from 16 bytes: a tile may stage the
+  // output in that input's plane.
+  bool out_like_last_input = false;
   bool exp_per_element = false;  // the op takes an exp for every element (kOpExpPerElement)
   bool narrows_output = false;    // outputs narrower than the stored inputs (int8 / fp8: kNarrowsOutput)
   int64_t row_value_bytes() const { return max_packs * pack * value_bytes; }
@@ -353,20 +356,23 @@ inline constexpr int64_t kTileTwoRowsMaxSmemBytes = 57344;
 // Ragged rows up to this long go a thread each: tiles of them ran at 1.3-4x the warp rows
 // (docs/perf.md#dispatch).
 inline constexpr int64_t kTileThreadRowCols = 64;
-// Ragged 16-bit rows go a thread each up to these lengths too, by op: a warp group's row of 65-127
-// columns pays its edge, shuffles and address math for 8-16 values a lane, at ~25-32 instructions a
-// value on an H200 bound by issue. H200, A/B same job, 256 MiB, bf16, warp rows -> thread rows
-// (docs/perf.md "Ragged 16-bit rows of 65-127 columns a thread each"): abs-max 65-127 columns +2.4 to
-// +16.4 (int8 outputs +1.3 to +36.0, 127: -0.3); softmax 65-97 +2.2 to +27.1, 103 -0.5, 111-127 -2.5 to
-// -11.7 (its map takes every exp again); log_softmax 65-111 +3.5 to +33.4, 119 / 127 -1.6 / -6.2; the
-// gradients (two operands, 6 bytes a column in shared memory) 65 / 71 +6.8 to +7.7 / +1.8 to +2.9, 79
-// -0.7 to 0, 87 even, 95-127 -2.2 to -11.6.
-inline constexpr int64_t kTile16BitGradientRowCols = 72;
-inline constexpr int64_t kTile16BitExpRowCols = 104;
+// Ragged 16-bit rows go a thread each up to these lengths too: a warp group's row of 65-127 columns
+// pays its edge, shuffles and address math for 8-16 values a lane, at ~25-32 instructions a value on
+// an H200 bound by issue. Rows of one operand up to 127 columns, the gradients up to 72. H200, 256 MiB,
+// bf16, warp rows -> thread rows, the output over the input's plane (below), same job (docs/perf.md
+// "Ragged 16-bit rows of 65-127 columns a thread each"): softmax 65-127 columns 57.5-88.0 -> 90.4-92.6 %,
+// log_softmax 54.8-87.5 -> 91.1-92.5, absmax_scale 77.5-88.4 -> 92.2-93.7; int8 / fp8 outputs (own
+// plane) 54.7-83.2 -> 78.3-91.0 (A/B); the gradients 65 +8.6 to +9.9, 79 -0.2 / +1.1, 97-127 -4.5 to
+// +0.6.
 inline constexpr int64_t kTile16BitRowCols = 127;
-// Thread rows longer than kTileThreadRowCols take tiles of up to this much shared memory, 2 blocks an
-// SM: against 64 KB (3 blocks, fewer rows a tile than threads), bf16 65 / 97 columns softmax +2.9 /
-// +5.8, log_softmax +3.1 / +4.9, int8 outputs +0.1 / +6.5, softmax_backward -0.4 / -1.6.
+inline constexpr int64_t kTile16BitGradientRowCols = 72;
+// Thread rows longer than kTileThreadRowCols take tiles of up to this much shared memory. Their output
+// lies over the last input's plane where it has that input's element size and offset from 16 bytes
+// (RowShape::out_like_last_input): a one-operand row then takes half the shared memory, and tiles of
+// 256 rows fit 3-6 blocks an SM where their own output planes left 1-3 (H200 bf16 softmax of 79-103
+// columns 75.3-80.4 % so, 91.7-92.6 over the input). In their own planes, 112 KB against 64 KB: bf16 65 /
+// 97 columns softmax +2.9 / +5.8, log_softmax +3.1 / +4.9, int8 outputs +0.1 / +6.5, softmax_backward
+// -0.4 / -1.6.
 inline constexpr int64_t kTileLongThreadRowsMaxSmemBytes = 114688;
 
 // block_smem rows may be longer than what shared memory holds by 1 / kBlockSmemBufferShare of it (the
@@ -402,7 +408,6 @@ struct StrategyRule {
   int max_value_bytes;          // only for elements of at most this many bytes on chip (all operands)
   int elem_out_bytes;           // only for rows whose element (one operand's) and output take this many
                                 // bytes in memory (0: any; an unknown output, a functor's, takes none)
-  bool exp_free_only;           // only for ops without an exp per element (RowShape::exp_per_element)
   const char* evidence;
 };
 
@@ -445,37 +450,35 @@ inline constexpr int64_t kManyRowsClusterBytes = 524288;
 inline constexpr int64_t kTwoLaunchRowBytes = int64_t{128} << 20;
 
 inline constexpr StrategyRule kStrategyRules[] = {
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0, false,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0,
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitGradientRowCols, 2, kAnyValue, 0, false,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitGradientRowCols, 2, kAnyValue, 0,
      "docs/perf.md#dispatch: ragged 16-bit rows up to 72 columns, a thread each"},
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitExpRowCols, 2, 2, 0, false,
-     "docs/perf.md#dispatch: ragged 16-bit rows of one operand up to 104 columns, a thread each"},
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitRowCols, 2, 2, 0, true,
-     "docs/perf.md#dispatch: ragged 16-bit abs-max rows up to 127 columns, a thread each"},
-    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, false,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitRowCols, 2, 2, 0,
+     "docs/perf.md#dispatch: ragged 16-bit rows of one operand up to 127 columns, a thread each"},
+    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0,
      "docs/perf.md#dispatch: 16-bit rows in warps up to 1280 columns"},
-    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, false,
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0,
      "docs/perf.md#dispatch: 16-bit rows of 1281-2048 columns: one-warp blocks"},
-    {Strategy::kWarp, kWarpFp32RowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kWarp, kWarpFp32RowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: warp rows up to 1872 bytes (468 fp32)"},
-    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 4, 4, false,
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 4, 4,
      "docs/perf.md#dispatch: fp32 rows to fp32 of 469-1024 columns: one-warp blocks"},
-    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
-    {Strategy::kCluster, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kCluster, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: fewer rows than SMs spread over clusters (rows up to 1 MB on chip)"},
-    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
-    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
-    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
-    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, false,
+    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0,
      "docs/perf.md#dispatch: many rows of up to 512 KB over clusters of 32 KB slices (not doubles)"},
-    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
-    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
      "docs/perf.md#dispatch: rows far longer than the GPU holds, streamed twice"},
 };
 
@@ -495,6 +498,7 @@ struct Plan {
   bool fills_sm = false;    // block_smem: one block an SM (its copies in groups; a longer row streamed)
   int cluster_size = 0;     // cluster: CTAs per row
   int rows_per_tile = 0;    // tile: rows a block stages at once
+  bool out_in_input_plane = false;  // tile: the output staged in the last input's plane, over it
   int64_t smem_bytes = 0;   // dynamic shared memory
   SplitLayout split{};      // split: slices of a row
   int64_t row_ctas = 0;     // two_launch: CTAs a row
@@ -727,12 +731,13 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       const int64_t groups = kTileThreads / width;
       const int64_t per_tile = std::max<int64_t>(1, kTileBytes / (shape.cols * shape.value_bytes));
       int64_t rows = per_tile > groups ? per_tile / groups * groups : per_tile;
-      const int64_t row_smem = shape.cols * (shape.value_bytes + shape.out_bytes);
+      const bool long_thread_rows = width == 1 && shape.cols > kTileThreadRowCols;
+      const bool in_place = long_thread_rows && shape.out_like_last_input;
+      const int64_t row_smem = shape.cols * (shape.value_bytes + (in_place ? 0 : shape.out_bytes));
       if (shape.elem_bytes() == 2) {
         int64_t want = std::max((per_tile + groups / 2) / groups * groups, groups);
         if (want == groups && 2 * groups * row_smem <= kTileTwoRowsMaxSmemBytes) want = 2 * groups;
-        const int64_t smem = width == 1 && shape.cols > kTileThreadRowCols ? kTileLongThreadRowsMaxSmemBytes
-                                                                            : kTileMaxSmemBytes;
+        const int64_t smem = long_thread_rows ? kTileLongThreadRowsMaxSmemBytes : kTileMaxSmemBytes;
         rows = std::min(want, std::max<int64_t>(smem / row_smem, 1));
       }
       const int in_bytes = shape.value_bytes / shape.inputs;
@@ -742,8 +747,9 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       plan->threads = kTileThreads;
       plan->width = width;
       plan->rows_per_tile = static_cast<int>(rows);
+      plan->out_in_input_plane = in_place;
       plan->smem_bytes = shape.inputs * tile_plane_bytes(rows * shape.cols, in_bytes) +
-                         tile_plane_bytes(rows * shape.cols, shape.out_bytes);
+                         (in_place ? 0 : tile_plane_bytes(rows * shape.cols, shape.out_bytes));
       return plan->smem_bytes + kStaticSmemReserve <= dev.max_smem_optin;
     }
     case Strategy::kAuto:
@@ -762,7 +768,6 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
       continue;
     if (rule.elem_out_bytes != 0 && (shape.elem_bytes() != rule.elem_out_bytes || shape.out_bytes != rule.elem_out_bytes))
       continue;
-    if (rule.exp_free_only && shape.exp_per_element) continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;

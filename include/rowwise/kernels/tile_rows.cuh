@@ -286,7 +286,7 @@ __device__ inline void thread_rows(const Io& io, const typename Io::Row::Stored*
 
 template <class Op, class Io, int kKeptRuns>
 __global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op, kKeptRuns>)
-    tile_rows_kernel(Io io, int64_t rows, int64_t cols, int rows_per_tile, int width) {
+    tile_rows_kernel(Io io, int64_t rows, int64_t cols, int rows_per_tile, int width, bool out_in_input_plane) {
   using RowIo = typename Io::Row;
   using Stored = typename RowIo::Stored;
   using Out = typename RowIo::Out;
@@ -313,7 +313,9 @@ __global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op, kKeptRun
       stage_in(staged, tile.input(i), count);
       planes[i] = staged;
     }
-    Out* out = plane_start<Out>(smem_bytes + Io::kInputs * in_plane, tile.output());
+    // In its own plane, or over the last input's (the plan's out_in_input_plane: same element size and
+    // offset from 16 bytes), where a thread writes each element of its row after reading it.
+    Out* out = plane_start<Out>(smem_bytes + (Io::kInputs - out_in_input_plane) * in_plane, tile.output());
     commit_async_copies();
     wait_async_copies<0>();
     __syncthreads();
@@ -350,8 +352,10 @@ __global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op, kKeptRun
     }
     __syncthreads();
     stage_out(tile.output(), out, count);
-    // The next tile's copies write the input planes, which this tile no longer reads; its map
-    // writes the output plane only after the barrier that follows those copies.
+    // The next tile's copies write the input planes, which this tile no longer reads (but where the
+    // output lies over one: hence the barrier); its map writes the output plane only after the
+    // barrier that follows those copies.
+    if (out_in_input_plane) __syncthreads();
   }
 }
 
