@@ -291,7 +291,7 @@ TEST(Dispatch, WarpBlockBytesFollowTheOp) {
 
 // One-input rows of the 16 KB blocks of 128 bytes or more loop for at least 6 KB, not up to 16 KB: a
 // bf16 softmax row of 64 columns (32 rows, 4 KB an iteration) twice, not 4 times; of 512 columns (8 KB)
-// once; of ragged 129 columns (4128 bytes an iteration) twice, not 3 times. Shorter rows and ragged
+// once; of ragged 150 columns (2400 bytes an iteration) 3 times, not 6. Shorter rows and ragged
 // gradients keep 16 KB.
 TEST(Dispatch, OneInputWarpRowsOf128BytesLoopForAtLeast6Kb) {
   const int64_t rows = int64_t{1} << 22;
@@ -308,11 +308,11 @@ TEST(Dispatch, OneInputWarpRowsOf128BytesLoopForAtLeast6Kb) {
   EXPECT_EQ(iterations(staged_shape(32, 2, 8), true, 1), 4);    // 64-byte rows: 16 KB
   EXPECT_EQ(iterations(staged_shape(64, 2, 8), true, 1), 2);
   EXPECT_EQ(iterations(staged_shape(512, 2, 8), true, 1), 1);
-  RowShape ragged = ragged_shape(129, 2, 8);
+  RowShape ragged = ragged_shape(150, 2, 8);
   ragged.staged = true;
   ragged.out_bytes = 2;
-  EXPECT_EQ(iterations(ragged, true, 1), 2);
-  EXPECT_EQ(iterations(ragged, false, 2), 3);  // a gradient: 16 KB
+  EXPECT_EQ(iterations(ragged, true, 1), 3);
+  EXPECT_EQ(iterations(ragged, false, 2), 6);  // a gradient: 16 KB
   RowShape int8_out = staged_shape(64, 2, 8);
   int8_out.out_bytes = 1;
   int8_out.narrows_output = true;
@@ -818,10 +818,11 @@ TEST(Dispatch, ShortRaggedContiguousRowsGoInTiles) {
   EXPECT_EQ(choose(staged_shape(33, 8, 2)).strategy, Strategy::kWarp);   // doubles: double math a thread
 }
 
-// Ragged 16-bit rows of 65-127 columns go a thread each: rows of one operand up to 127 columns, the
-// gradients (two operands) up to 72. Past 64 columns their tiles take up to 112 KB, and the output lies
-// over the last input's plane where it has that input's element size and offset from 16 bytes.
-TEST(Dispatch, Ragged16BitRowsOfUpTo127ColumnsGoAThreadEach) {
+// Ragged 16-bit rows of 65-149 columns go a thread each: rows of one operand up to 149 columns, the
+// gradients (two operands) up to 72. Past 64 columns their tiles take up to a third of an SM's shared
+// memory (74.8 KB of 228), and the output lies over the last input's plane where it has that input's
+// element size and offset from 16 bytes.
+TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
   const auto shape = [](int64_t cols, int inputs, bool out_like_last_input) {
     RowShape s = staged_shape(cols, 2, 1);
     s.inputs = inputs;
@@ -834,13 +835,17 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo127ColumnsGoAThreadEach) {
   EXPECT_EQ(own_plane.strategy, Strategy::kTile);
   EXPECT_EQ(own_plane.width, 1);
   EXPECT_FALSE(own_plane.out_in_input_plane);
-  EXPECT_EQ(own_plane.rows_per_tile, 224);  // 112 KB holds 225 rows of 508 bytes: whole accesses every 8
-  EXPECT_EQ(own_plane.smem_bytes, 2 * rowwise::tile_plane_bytes(224 * 127, 2));
-  const Plan over_input = choose(shape(127, 1, true));
+  EXPECT_EQ(own_plane.rows_per_tile, 144);  // 74 KB holds 149 rows of 508 bytes: whole accesses every 8
+  EXPECT_EQ(own_plane.smem_bytes, 2 * rowwise::tile_plane_bytes(144 * 127, 2));
+  const Plan over_input = choose(shape(149, 1, true));
+  EXPECT_EQ(over_input.strategy, Strategy::kTile);
   EXPECT_TRUE(over_input.out_in_input_plane);
-  EXPECT_EQ(over_input.rows_per_tile, 256);  // a row for every thread in 64 KB
-  EXPECT_EQ(over_input.smem_bytes, rowwise::tile_plane_bytes(256 * 127, 2));
-  EXPECT_EQ(choose(shape(129, 1, true)).strategy, Strategy::kWarp);
+  EXPECT_EQ(over_input.rows_per_tile, 256);  // a row for every thread in 74.5 KB
+  EXPECT_EQ(over_input.smem_bytes, rowwise::tile_plane_bytes(256 * 149, 2));
+  EXPECT_LE(rowwise::kTileLongThreadRowsBlocksPerSm *
+                (over_input.smem_bytes + rowwise::kTileStaticSmemBytes + rowwise::kSystemSmemPerBlock),
+            kHopper.smem_per_sm);
+  EXPECT_EQ(choose(shape(151, 1, true)).strategy, Strategy::kWarp);
   EXPECT_EQ(choose(shape(104, 1, true)).strategy, Strategy::kWarp);  // whole packs
   const Plan gradients = choose(shape(71, 2, true));
   EXPECT_EQ(gradients.strategy, Strategy::kTile);
@@ -848,9 +853,9 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo127ColumnsGoAThreadEach) {
   EXPECT_EQ(choose(shape(73, 2, true)).strategy, Strategy::kWarp);
   // Rows of up to 64 columns keep their own output plane.
   EXPECT_FALSE(choose(shape(63, 1, true)).out_in_input_plane);
-  // Forced, ragged 16-bit rows up to 127 columns go a thread each whatever the op.
-  EXPECT_EQ(choose(shape(127, 2, true), Strategy::kTile).width, 1);
-  EXPECT_GT(choose(shape(129, 1, true), Strategy::kTile).width, 1);
+  // Forced, ragged 16-bit rows up to 149 columns go a thread each whatever the op.
+  EXPECT_EQ(choose(shape(149, 2, true), Strategy::kTile).width, 1);
+  EXPECT_GT(choose(shape(151, 1, true), Strategy::kTile).width, 1);
 }
 
 TEST(Dispatch, TilesOf16BitRowsGiveEveryThreadARowWithinTheirSharedMemory) {

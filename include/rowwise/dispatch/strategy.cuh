@@ -356,24 +356,26 @@ inline constexpr int64_t kTileTwoRowsMaxSmemBytes = 57344;
 // Ragged rows up to this long go a thread each: tiles of them ran at 1.3-4x the warp rows
 // (docs/perf.md#dispatch).
 inline constexpr int64_t kTileThreadRowCols = 64;
-// Ragged 16-bit rows go a thread each up to these lengths too: a warp group's row of 65-127 columns
+// Ragged 16-bit rows go a thread each up to these lengths too: a warp group's row of 65-149 columns
 // pays its edge, shuffles and address math for 8-16 values a lane, at ~25-32 instructions a value on
-// an H200 bound by issue. Rows of one operand up to 127 columns, the gradients up to 72. H200, 256 MiB,
+// an H200 bound by issue. Rows of one operand up to 149 columns, the gradients up to 72. H200, 256 MiB,
 // bf16, warp rows -> thread rows, the output over the input's plane (below), same job (docs/perf.md
 // "Ragged 16-bit rows of 65-127 columns a thread each"): softmax 65-127 columns 57.5-88.0 -> 90.4-92.6 %,
 // log_softmax 54.8-87.5 -> 91.1-92.5, absmax_scale 77.5-88.4 -> 92.2-93.7; int8 / fp8 outputs (own
 // plane) 54.7-83.2 -> 78.3-91.0 (A/B); the gradients 65 +8.6 to +9.9, 79 -0.2 / +1.1, 97-127 -4.5 to
-// +0.6.
-inline constexpr int64_t kTile16BitRowCols = 127;
+// +0.6. Past 149 columns a tile of 256 rows over the input no longer leaves three blocks an SM (below):
+// softmax 129-147 +2.4 to +7.2 but 135 -0.3, 150-263 -5.0 to -16.5 (docs/perf.md "Thread rows of 129-149
+// columns").
+inline constexpr int64_t kTile16BitRowCols = 149;
 inline constexpr int64_t kTile16BitGradientRowCols = 72;
-// Thread rows longer than kTileThreadRowCols take tiles of up to this much shared memory. Their output
-// lies over the last input's plane where it has that input's element size and offset from 16 bytes
-// (RowShape::out_like_last_input): a one-operand row then takes half the shared memory, and tiles of
-// 256 rows fit 3-6 blocks an SM where their own output planes left 1-3 (H200 bf16 softmax of 79-103
-// columns 75.3-80.4 % so, 91.7-92.6 over the input). In their own planes, 112 KB against 64 KB: bf16 65 /
-// 97 columns softmax +2.9 / +5.8, log_softmax +3.1 / +4.9, int8 outputs +0.1 / +6.5, softmax_backward
-// -0.4 / -1.6.
-inline constexpr int64_t kTileLongThreadRowsMaxSmemBytes = 114688;
+// Thread rows longer than kTileThreadRowCols take tiles of up to a third of an SM's shared memory, so
+// that three blocks of them fit. Their output lies over the last input's plane where it has that
+// input's element size and offset from 16 bytes (RowShape::out_like_last_input): a one-operand row then
+// takes half the shared memory, and tiles of 256 rows fit 3-6 blocks an SM where their own output
+// planes left 1-3 (H200 bf16 softmax of 79-103 columns 75.3-80.4 % so, 91.7-92.6 over the input).
+// Rows in their own planes (int8 / fp8 outputs) of 103-127 columns in 72 KB against 112 KB (2 blocks
+// an SM): +0.9 to +5.0 (docs/perf.md "Thread rows of 129-147 columns").
+inline constexpr int kTileLongThreadRowsBlocksPerSm = 3;
 
 // block_smem rows may be longer than what shared memory holds by 1 / kBlockSmemBufferShare of it (the
 // rest streamed twice). H200, against split, % of copy: fp32 softmax 65536 / 73728 / 81920 columns
@@ -737,7 +739,9 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       if (shape.elem_bytes() == 2) {
         int64_t want = std::max((per_tile + groups / 2) / groups * groups, groups);
         if (want == groups && 2 * groups * row_smem <= kTileTwoRowsMaxSmemBytes) want = 2 * groups;
-        const int64_t smem = long_thread_rows ? kTileLongThreadRowsMaxSmemBytes : kTileMaxSmemBytes;
+        const int64_t smem = long_thread_rows ? dev.smem_per_sm / kTileLongThreadRowsBlocksPerSm -
+                                                    kSystemSmemPerBlock - kTileStaticSmemBytes
+                                              : kTileMaxSmemBytes;
         rows = std::min(want, std::max<int64_t>(smem / row_smem, 1));
       }
       const int in_bytes = shape.value_bytes / shape.inputs;

@@ -28,6 +28,9 @@
 namespace rowwise {
 
 inline constexpr int kTileThreads = 256;
+// A tile block's static shared memory: its reduction slots, two arrays of a State a warp, States of at
+// most two doubles. Dispatch counts it where it sizes tiles to share an SM.
+inline constexpr int kTileStaticSmemBytes = 2 * (kTileThreads / kWarpSize) * 2 * int(sizeof(double));
 // Elements a thread reads before it reduces them: one Op::reduce<kTileChunk> per combine.
 inline constexpr int kTileChunk = 8;
 // Thread rows of 16-bit elements keep in registers what the map needs from the reduction: softmax
@@ -292,7 +295,8 @@ __global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op, kKeptRun
   using Out = typename RowIo::Out;
   using State = typename Op::State;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
-  __shared__ State slots[2][kMaxWarpsPerBlock];
+  __shared__ State slots[2][kTileThreads / kWarpSize];
+  static_assert(sizeof(slots) <= kTileStaticSmemBytes, "kTileStaticSmemBytes counts the slots");
   const int64_t in_plane = tile_plane_bytes(int64_t(rows_per_tile) * cols, sizeof(Stored));
   // Widths are powers of two: shifts, where a division by a runtime width cost ~40 instructions.
   const int width_log2 = __ffs(width) - 1;
