@@ -818,8 +818,8 @@ TEST(Dispatch, ShortRaggedContiguousRowsGoInTiles) {
   EXPECT_EQ(choose(staged_shape(33, 8, 2)).strategy, Strategy::kWarp);   // doubles: double math a thread
 }
 
-// Ragged 16-bit rows of 65-149 columns go a thread each: rows of one operand up to 149 columns, the
-// gradients (two operands) up to 72. Past 64 columns their tiles take up to a third of an SM's shared
+// Ragged 16-bit rows of 65-149 columns go a thread each: rows of one operand to 16-bit up to 149
+// columns, to int8 / fp8 up to 131, the gradients (two operands) up to 72. Past 64 columns their tiles take up to a third of an SM's shared
 // memory (74.8 KB of 228), and the output lies over the last input's plane where it has that input's
 // element size and offset from 16 bytes.
 TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
@@ -847,6 +847,16 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
             kHopper.smem_per_sm);
   EXPECT_EQ(choose(shape(151, 1, true)).strategy, Strategy::kWarp);
   EXPECT_EQ(choose(shape(104, 1, true)).strategy, Strategy::kWarp);  // whole packs
+  const auto to_int8 = [&](int64_t cols) {
+    RowShape s = shape(cols, 1, false);
+    s.out_bytes = 1;
+    s.narrows_output = true;
+    return s;
+  };
+  const Plan narrow = choose(to_int8(131));
+  EXPECT_EQ(narrow.strategy, Strategy::kTile);
+  EXPECT_EQ(narrow.rows_per_tile, 192);  // 74.8 KB holds 194 rows of 393 bytes: whole accesses every 16
+  EXPECT_EQ(choose(to_int8(133)).strategy, Strategy::kWarp);
   const Plan gradients = choose(shape(71, 2, true));
   EXPECT_EQ(gradients.strategy, Strategy::kTile);
   EXPECT_EQ(gradients.smem_bytes, 2 * rowwise::tile_plane_bytes(256 * 71, 2));  // dx over dy

@@ -358,23 +358,26 @@ inline constexpr int64_t kTileTwoRowsMaxSmemBytes = 57344;
 inline constexpr int64_t kTileThreadRowCols = 64;
 // Ragged 16-bit rows go a thread each up to these lengths too: a warp group's row of 65-149 columns
 // pays its edge, shuffles and address math for 8-16 values a lane, at ~25-32 instructions a value on
-// an H200 bound by issue. Rows of one operand up to 149 columns, the gradients up to 72. H200, 256 MiB,
-// bf16, warp rows -> thread rows, the output over the input's plane (below), same job (docs/perf.md
-// "Ragged 16-bit rows of 65-127 columns a thread each"): softmax 65-127 columns 57.5-88.0 -> 90.4-92.6 %,
-// log_softmax 54.8-87.5 -> 91.1-92.5, absmax_scale 77.5-88.4 -> 92.2-93.7; int8 / fp8 outputs (own
-// plane) 54.7-83.2 -> 78.3-91.0 (A/B); the gradients 65 +8.6 to +9.9, 79 -0.2 / +1.1, 97-127 -4.5 to
-// +0.6. Past 149 columns a tile of 256 rows over the input no longer leaves three blocks an SM (below):
-// softmax 129-147 +2.4 to +7.2 but 135 -0.3, 150-263 -5.0 to -16.5 (docs/perf.md "Thread rows of 129-149
-// columns").
+// an H200 bound by issue. H200, 256 MiB, bf16, warp rows -> thread rows, the output over the input's
+// plane (below), same job (docs/perf.md "Ragged 16-bit rows of 65-127 columns a thread each", "Thread
+// rows of 129-149 columns"):
+// - 16-bit outputs of one operand up to 149 columns: softmax 65-127 57.5-88.0 -> 90.4-92.6 %, 129-149
+//   +3.1 to +6.6 (to 89.2-89.9; fp16 89.9-90.6) but 135 -0.2, log_softmax 54.8-87.5 -> 91.1-92.5 and
+//   129-149 +2.0 to +6.8, absmax_scale 77.5-88.4 -> 92.2-93.7 and 129-149 +0.4 to +7.9. Past 149 a
+//   tile of 256 rows over the input leaves two blocks an SM, not three: softmax 150-263 -5.0 to -16.5.
+// - int8 / fp8 outputs (a plane of their own) up to 131: 99-127 +0.3 to +19.9, 129 / 131 +0.2 to +7.0;
+//   133 / 135 -0.3 to -8.0 where warp rows of 17 packs run at 84-88 %, 137-149 -2.3 to +11.6.
+// - the gradients up to 72: 65 +8.6 to +9.9, 79 -0.2 / +1.1, 97-127 -4.5 to +0.6.
 inline constexpr int64_t kTile16BitRowCols = 149;
+inline constexpr int64_t kTile16BitNarrowOutputRowCols = 131;
 inline constexpr int64_t kTile16BitGradientRowCols = 72;
 // Thread rows longer than kTileThreadRowCols take tiles of up to a third of an SM's shared memory, so
 // that three blocks of them fit. Their output lies over the last input's plane where it has that
 // input's element size and offset from 16 bytes (RowShape::out_like_last_input): a one-operand row then
 // takes half the shared memory, and tiles of 256 rows fit 3-6 blocks an SM where their own output
 // planes left 1-3 (H200 bf16 softmax of 79-103 columns 75.3-80.4 % so, 91.7-92.6 over the input).
-// Rows in their own planes (int8 / fp8 outputs) of 103-127 columns in 72 KB against 112 KB (2 blocks
-// an SM): +0.9 to +5.0 (docs/perf.md "Thread rows of 129-147 columns").
+// Rows in their own planes (int8 / fp8 outputs) of 101-131 columns, against tiles of up to 112 KB (2
+// blocks an SM): +0.6 to +9.8; 99 columns take 256 rows either way.
 inline constexpr int kTileLongThreadRowsBlocksPerSm = 3;
 
 // block_smem rows may be longer than what shared memory holds by 1 / kBlockSmemBufferShare of it (the
@@ -456,8 +459,10 @@ inline constexpr StrategyRule kStrategyRules[] = {
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
     {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitGradientRowCols, 2, kAnyValue, 0,
      "docs/perf.md#dispatch: ragged 16-bit rows up to 72 columns, a thread each"},
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitRowCols, 2, 2, 0,
-     "docs/perf.md#dispatch: ragged 16-bit rows of one operand up to 127 columns, a thread each"},
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitRowCols, 2, 2, 2,
+     "docs/perf.md#dispatch: ragged 16-bit rows of one operand to 16-bit up to 149 columns, a thread each"},
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitNarrowOutputRowCols, 2, 2, 0,
+     "docs/perf.md#dispatch: ragged 16-bit rows to int8 / fp8 up to 131 columns, a thread each"},
     {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0,
      "docs/perf.md#dispatch: 16-bit rows in warps up to 1280 columns"},
     {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0,
