@@ -362,8 +362,8 @@ inline constexpr int64_t kTileThreadRowCols = 64;
 // plane (below), same job (docs/perf.md "Ragged 16-bit rows of 65-127 columns a thread each", "Thread
 // rows of 129-149 columns"):
 // - 16-bit outputs of one operand up to 149 columns: softmax 65-127 57.5-88.0 -> 90.4-92.6 %, 129-149
-//   +3.1 to +6.6 (to 89.2-89.9; fp16 89.9-90.6) but 135 -0.2, log_softmax 54.8-87.5 -> 91.1-92.5 and
-//   129-149 +2.0 to +6.8, absmax_scale 77.5-88.4 -> 92.2-93.7 and 129-149 +0.4 to +7.9. Past 149 a
+//   +3.2 to +6.6 (to 89.2-89.9; fp16 89.8-90.6) but 135 -0.3, log_softmax 54.8-87.5 -> 91.1-92.5 and
+//   129-149 +1.8 to +7.2, absmax_scale 77.5-88.4 -> 92.2-93.7 and 129-149 +0.7 to +7.9. Past 149 a
 //   tile of 256 rows over the input leaves two blocks an SM, not three: softmax 150-263 -5.0 to -16.5.
 // - int8 / fp8 outputs (a plane of their own) up to 131: 99-127 +0.3 to +19.9, 129 / 131 +0.2 to +7.0;
 //   133 / 135 -0.3 to -8.0 where warp rows of 17 packs run at 84-88 %, 137-149 -2.3 to +11.6.
