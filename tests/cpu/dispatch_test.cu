@@ -819,9 +819,9 @@ TEST(Dispatch, ShortRaggedContiguousRowsGoInTiles) {
 }
 
 // Ragged 16-bit rows of 65-149 columns go a thread each: rows of one operand to 16-bit up to 149
-// columns, to int8 / fp8 up to 131, the gradients (two operands) up to 72. Past 64 columns their tiles take up to a third of an SM's shared
-// memory (74.8 KB of 228), and the output lies over the last input's plane where it has that input's
-// element size and offset from 16 bytes.
+// columns, to int8 / fp8 up to 131, the gradients (two operands) up to 72. Past 64 columns their tiles
+// take up to a third of an SM's shared memory (74.8 KB of 228), and the output lies over the last
+// input's plane where it has that input's element size and offset from 16 bytes.
 TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
   const auto shape = [](int64_t cols, int inputs, bool out_like_last_input) {
     RowShape s = staged_shape(cols, 2, 1);
