@@ -818,10 +818,10 @@ TEST(Dispatch, ShortRaggedContiguousRowsGoInTiles) {
   EXPECT_EQ(choose(staged_shape(33, 8, 2)).strategy, Strategy::kWarp);   // doubles: double math a thread
 }
 
-// Ragged 16-bit rows of 65-149 columns go a thread each: rows of one operand to 16-bit up to 149
-// columns, to int8 / fp8 up to 131, the gradients (two operands) up to 72. Past 64 columns their tiles
-// take up to a third of an SM's shared memory (74.8 KB of 228), and the output lies over the last
-// input's plane where it has that input's element size and offset from 16 bytes.
+// Ragged 16-bit rows of 65-149 columns go a thread each: rows of one operand whose output lies over the
+// input (it has that input's element size and offset from 16 bytes) up to 149 columns, other rows of one
+// operand (int8 / fp8 outputs) up to 131, the gradients (two operands) up to 72. Past 64 columns their
+// tiles take up to a third of an SM's shared memory (74.8 KB of 228).
 TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
   const auto shape = [](int64_t cols, int inputs, bool out_like_last_input) {
     RowShape s = staged_shape(cols, 2, 1);
@@ -857,6 +857,8 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
   EXPECT_EQ(narrow.strategy, Strategy::kTile);
   EXPECT_EQ(narrow.rows_per_tile, 192);  // 74.8 KB holds 194 rows of 393 bytes: whole accesses every 16
   EXPECT_EQ(choose(to_int8(133)).strategy, Strategy::kWarp);
+  EXPECT_EQ(choose(shape(131, 1, false)).strategy, Strategy::kTile);  // a 16-bit output in its own plane
+  EXPECT_EQ(choose(shape(133, 1, false)).strategy, Strategy::kWarp);
   const Plan gradients = choose(shape(71, 2, true));
   EXPECT_EQ(gradients.strategy, Strategy::kTile);
   EXPECT_EQ(gradients.smem_bytes, 2 * rowwise::tile_plane_bytes(256 * 71, 2));  // dx over dy

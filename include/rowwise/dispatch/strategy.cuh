@@ -361,15 +361,17 @@ inline constexpr int64_t kTileThreadRowCols = 64;
 // an H200 bound by issue. H200, 256 MiB, bf16, warp rows -> thread rows, the output over the input's
 // plane (below), same job (docs/perf.md "Ragged 16-bit rows of 65-127 columns a thread each", "Thread
 // rows of 129-149 columns"):
-// - 16-bit outputs of one operand up to 149 columns: softmax 65-127 57.5-88.0 -> 90.4-92.6 %, 129-149
-//   +3.2 to +6.6 (to 89.2-89.9; fp16 89.8-90.6) but 135 -0.3, log_softmax 54.8-87.5 -> 91.1-92.5 and
-//   129-149 +1.8 to +7.2, absmax_scale 77.5-88.4 -> 92.2-93.7 and 129-149 +0.7 to +7.9. Past 149 a
-//   tile of 256 rows over the input leaves two blocks an SM, not three: softmax 150-263 -5.0 to -16.5.
-// - int8 / fp8 outputs (a plane of their own) up to 131: 99-127 +0.3 to +19.9, 129 / 131 +0.2 to +7.0;
-//   133 / 135 -0.3 to -8.0 where warp rows of 17 packs run at 84-88 %, 137-149 -2.3 to +11.6.
+// - rows of one operand whose output lies over the input up to 149 columns: softmax 65-127 57.5-88.0 ->
+//   90.4-92.6 %, 129-149 +3.2 to +6.6 (to 89.2-89.9; fp16 89.8-90.6) but 135 -0.3, log_softmax 54.8-87.5
+//   -> 91.1-92.5 and 129-149 +1.8 to +7.2, absmax_scale 77.5-88.4 -> 92.2-93.7 and 129-149 +0.7 to +7.9.
+//   Past 149 a tile of 256 rows over the input leaves two blocks an SM, not three: softmax 150-263 -5.0
+//   to -16.5.
+// - other rows of one operand (a plane of their own) up to 131: int8 / fp8 outputs 99-127 +0.3 to +19.9,
+//   129 / 131 +0.2 to +7.0; 133 / 135 -0.3 to -8.0 where warp rows of 17 packs run at 84-88 %, 137-149
+//   -2.3 to +11.6. 16-bit outputs off the input's offset from 16 bytes take that bound too (not measured).
 // - the gradients up to 72: 65 +8.6 to +9.9, 79 -0.2 / +1.1, 97-127 -4.5 to +0.6.
 inline constexpr int64_t kTile16BitRowCols = 149;
-inline constexpr int64_t kTile16BitNarrowOutputRowCols = 131;
+inline constexpr int64_t kTile16BitOwnPlaneRowCols = 131;
 inline constexpr int64_t kTile16BitGradientRowCols = 72;
 // Thread rows longer than kTileThreadRowCols take tiles of up to a third of an SM's shared memory, so
 // that three blocks of them fit. Their output lies over the last input's plane where it has that
@@ -413,6 +415,8 @@ struct StrategyRule {
   int max_value_bytes;          // only for elements of at most this many bytes on chip (all operands)
   int elem_out_bytes;           // only for rows whose element (one operand's) and output take this many
                                 // bytes in memory (0: any; an unknown output, a functor's, takes none)
+  bool only_out_like_input;     // only for rows whose output has the last input's element size and offset
+                                // from 16 bytes (RowShape::out_like_last_input: a tile may stage it over it)
   const char* evidence;
 };
 
@@ -455,37 +459,37 @@ inline constexpr int64_t kManyRowsClusterBytes = 524288;
 inline constexpr int64_t kTwoLaunchRowBytes = int64_t{128} << 20;
 
 inline constexpr StrategyRule kStrategyRules[] = {
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0, false,
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitGradientRowCols, 2, kAnyValue, 0,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitGradientRowCols, 2, kAnyValue, 0, false,
      "docs/perf.md#dispatch: ragged 16-bit rows up to 72 columns, a thread each"},
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitRowCols, 2, 2, 2,
-     "docs/perf.md#dispatch: ragged 16-bit rows of one operand to 16-bit up to 149 columns, a thread each"},
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitNarrowOutputRowCols, 2, 2, 0,
-     "docs/perf.md#dispatch: ragged 16-bit rows to int8 / fp8 up to 131 columns, a thread each"},
-    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitRowCols, 2, 2, 0, true,
+     "docs/perf.md#dispatch: ragged 16-bit rows of one operand up to 149 columns, over the input, a thread each"},
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitOwnPlaneRowCols, 2, 2, 0, false,
+     "docs/perf.md#dispatch: other ragged 16-bit rows of one operand up to 131 columns, a thread each"},
+    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, false,
      "docs/perf.md#dispatch: 16-bit rows in warps up to 1280 columns"},
-    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0,
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, false,
      "docs/perf.md#dispatch: 16-bit rows of 1281-2048 columns: one-warp blocks"},
-    {Strategy::kWarp, kWarpFp32RowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kWarp, kWarpFp32RowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: warp rows up to 1872 bytes (468 fp32)"},
-    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 4, 4,
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 4, 4, false,
      "docs/perf.md#dispatch: fp32 rows to fp32 of 469-1024 columns: one-warp blocks"},
-    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
-    {Strategy::kCluster, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kCluster, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: fewer rows than SMs spread over clusters (rows up to 1 MB on chip)"},
-    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
-    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
-    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
-    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0,
+    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, false,
      "docs/perf.md#dispatch: many rows of up to 512 KB over clusters of 32 KB slices (not doubles)"},
-    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
-    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0,
+    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
      "docs/perf.md#dispatch: rows far longer than the GPU holds, streamed twice"},
 };
 
@@ -777,6 +781,7 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
       continue;
     if (rule.elem_out_bytes != 0 && (shape.elem_bytes() != rule.elem_out_bytes || shape.out_bytes != rule.elem_out_bytes))
       continue;
+    if (rule.only_out_like_input && !shape.out_like_last_input) continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;
