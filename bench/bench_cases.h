@@ -113,6 +113,9 @@ struct Config {
   int64_t min_bytes = 256 * kMiB;
   int64_t sweep_bytes = kGiB;
   bool fp64 = false;
+  // Outputs start this many elements past their buffers' alignment, inputs on it: a 16-bit output then
+  // sits off its input's offset from 16 bytes, as a view's may.
+  int out_offset = 0;
   std::string json_path;
   std::string csv_path;
 };

@@ -32,6 +32,8 @@ void print_usage(std::FILE* out) {
                "  --min-bytes B      input bytes of a quick-sweep case (default 256M)\n"
                "  --sweep-bytes B    input bytes of a cols-sweep case (default 1G)\n"
                "  --fp64             add fp64 to the cols sweep's dtypes\n"
+               "  --out-offset E     outputs start E elements (1-15) past their buffers' alignment, inputs\n"
+               "                     on it (the seed baselines: n/a)\n"
                "  --json FILE        write results as JSON\n"
                "  --csv FILE         write results as CSV\n"
                "  --help             this text\n"
@@ -150,6 +152,10 @@ Config parse_args(int argc, char** argv) {
       cfg.sweep_bytes = parse_positive(flag, value(), true);
     } else if (flag == "--fp64") {
       cfg.fp64 = true;
+    } else if (flag == "--out-offset") {
+      const int64_t offset = parse_positive(flag, value(), false);
+      if (offset > 15) usage_error("--out-offset: at most 15");
+      cfg.out_offset = static_cast<int>(offset);
     } else if (flag == "--json") {
       cfg.json_path = value();
     } else if (flag == "--csv") {
