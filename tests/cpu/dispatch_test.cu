@@ -835,7 +835,7 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
   EXPECT_EQ(own_plane.strategy, Strategy::kTile);
   EXPECT_EQ(own_plane.width, 1);
   EXPECT_FALSE(own_plane.out_in_input_plane);
-  EXPECT_EQ(own_plane.rows_per_tile, 144);  // 74 KB holds 149 rows of 508 bytes: whole accesses every 8
+  EXPECT_EQ(own_plane.rows_per_tile, 144);  // 74.8 KB holds 150 rows of 508 bytes: whole accesses every 8
   EXPECT_EQ(own_plane.smem_bytes, 2 * rowwise::tile_plane_bytes(144 * 127, 2));
   const Plan over_input = choose(shape(149, 1, true));
   EXPECT_EQ(over_input.strategy, Strategy::kTile);
