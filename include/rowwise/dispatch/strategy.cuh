@@ -393,6 +393,12 @@ inline constexpr int kStaticSmemReserve = 1024;
 // What the hardware reserves of an SM's shared memory for each resident block (sm_80, sm_90).
 inline constexpr int kSystemSmemPerBlock = 1024;
 
+// Dynamic shared memory a block may take while `blocks` of them share an SM, each with `static_bytes`
+// of static shared memory besides.
+inline int64_t smem_per_block(const DeviceInfo& dev, int blocks, int static_bytes) {
+  return std::min<int64_t>(dev.smem_per_sm / blocks - kSystemSmemPerBlock, dev.max_smem_optin) - static_bytes;
+}
+
 // Split rows: slices no smaller than this, unless the row is: a CTA's wait and merge cost about as
 // much as streaming this many bytes.
 inline constexpr int64_t kMinSplitSliceBytes = 16384;
@@ -569,8 +575,7 @@ inline int64_t split_resident_ctas(const DeviceInfo& dev) { return int64_t(dev.s
 // Packs a split CTA can hold in shared memory while kSplitBlocksPerSm of them share an SM (and its
 // threads copy, kSplitHeldPerThread each), in whole pieces.
 inline int64_t split_held_capacity(const RowShape& shape, const DeviceInfo& dev) {
-  const int64_t bytes = std::min<int64_t>(dev.smem_per_sm / kSplitBlocksPerSm - kSystemSmemPerBlock,
-                                          dev.max_smem_optin) - kStaticSmemReserve;
+  const int64_t bytes = smem_per_block(dev, kSplitBlocksPerSm, kStaticSmemReserve);
   const int64_t packs = std::min<int64_t>(bytes / (int64_t(shape.pack) * shape.value_bytes),
                                           int64_t(kSplitThreads) * kSplitHeldPerThread);
   const int64_t piece = split_piece_packs(shape.pack * shape.value_bytes);
@@ -748,9 +753,9 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       if (shape.elem_bytes() == 2) {
         int64_t want = std::max((per_tile + groups / 2) / groups * groups, groups);
         if (want == groups && 2 * groups * row_smem <= kTileTwoRowsMaxSmemBytes) want = 2 * groups;
-        const int64_t smem = long_thread_rows ? dev.smem_per_sm / kTileLongThreadRowsBlocksPerSm -
-                                                    kSystemSmemPerBlock - kTileStaticSmemBytes
-                                              : kTileMaxSmemBytes;
+        const int64_t smem = long_thread_rows
+                                 ? smem_per_block(dev, kTileLongThreadRowsBlocksPerSm, kTileStaticSmemBytes)
+                                 : kTileMaxSmemBytes;
         rows = std::min(want, std::max<int64_t>(smem / row_smem, 1));
       }
       const int in_bytes = shape.value_bytes / shape.inputs;
