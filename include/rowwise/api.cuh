@@ -67,6 +67,7 @@ cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int ele
   RowShape shape{rows, cols, pack, pack * elem_bytes, max_packs, static_cast<int>(sizeof(typename RowIo::template Packed<1>)),
                  Io::kInputs};
   shape.exp_per_element = kOpExpPerElement<Op>;
+  shape.map_takes_terms = kOpKeepsTerms<Op>;
   shape.narrows_output = kNarrowsOutput<RowIo>;
   if constexpr (RowIo::kStaged) {
     shape.staged = contiguous;

@@ -1,6 +1,7 @@
 // Strategy choice and launch configuration for representative shapes, on an H200-like device.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -828,6 +829,7 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
     s.inputs = inputs;
     s.value_bytes = 2 * inputs;
     s.exp_per_element = true;
+    s.map_takes_terms = inputs == 1;  // softmax
     s.out_like_last_input = out_like_last_input;
     return s;
   };
@@ -845,7 +847,7 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
   EXPECT_LE(rowwise::kTileLongThreadRowsBlocksPerSm *
                 (over_input.smem_bytes + rowwise::kTileStaticSmemBytes + rowwise::kSystemSmemPerBlock),
             kHopper.smem_per_sm);
-  EXPECT_EQ(choose(shape(151, 1, true)).strategy, Strategy::kWarp);
+  EXPECT_EQ(choose(shape(169, 1, true)).strategy, Strategy::kWarp);  // softmax: pairs up to 167 (below)
   EXPECT_EQ(choose(shape(104, 1, true)).strategy, Strategy::kWarp);  // whole packs
   const auto to_int8 = [&](int64_t cols) {
     RowShape s = shape(cols, 1, false);
@@ -867,7 +869,45 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
   EXPECT_FALSE(choose(shape(63, 1, true)).out_in_input_plane);
   // Forced, ragged 16-bit rows up to 149 columns go a thread each whatever the op.
   EXPECT_EQ(choose(shape(149, 2, true), Strategy::kTile).width, 1);
-  EXPECT_GT(choose(shape(151, 1, true), Strategy::kTile).width, 1);
+  EXPECT_EQ(choose(shape(151, 1, true), Strategy::kTile).width, 2);
+}
+
+// Ragged 16-bit rows of one operand of 150-298 columns whose output lies over the input go a pair of
+// threads each, 128 rows a tile (74.3 KB at 297 columns): up to 298 columns for ops without exps
+// (absmax_scale), 195 for exps in the reduction only (log_softmax), 167 for exps in the map too (softmax).
+// The pair's parts meet near the middle, where its lanes' shared words fall on the fewest banks.
+TEST(Dispatch, Ragged16BitRowsOfUpTo298ColumnsGoAPairOfThreadsEach) {
+  enum Exps { kNone, kReduction, kReductionAndMap };
+  const auto shape = [](int64_t cols, bool out_like_last_input, Exps exps) {
+    RowShape s = staged_shape(cols, 2, 1);
+    s.out_like_last_input = out_like_last_input;
+    s.exp_per_element = exps != kNone;
+    s.map_takes_terms = exps == kReductionAndMap;
+    return s;
+  };
+  for (int64_t cols = 150; cols <= 298; ++cols) {
+    if (cols % 8 == 0) continue;  // whole packs: warp rows
+    const Plan pairs = choose(shape(cols, true, kNone));
+    EXPECT_EQ(pairs.strategy, Strategy::kTile) << cols;
+    EXPECT_EQ(pairs.width, 2) << cols;
+    EXPECT_TRUE(pairs.out_in_input_plane) << cols;
+    EXPECT_EQ(pairs.rows_per_tile, 128) << cols;
+    EXPECT_EQ(pairs.pair_split % 2, 0) << cols;
+    EXPECT_LE(std::abs(2 * pairs.pair_split - cols), 2 * 16 + 1) << cols;
+  }
+  const auto strategy = [&](int64_t cols, Exps exps) { return choose(shape(cols, true, exps)).strategy; };
+  EXPECT_NE(strategy(299, kNone), Strategy::kTile);
+  EXPECT_EQ(strategy(195, kReduction), Strategy::kTile);
+  EXPECT_EQ(strategy(197, kReduction), Strategy::kWarp);
+  EXPECT_EQ(strategy(167, kReductionAndMap), Strategy::kTile);
+  EXPECT_EQ(strategy(169, kReductionAndMap), Strategy::kWarp);
+  EXPECT_EQ(choose(shape(151, false, kNone)).strategy, Strategy::kWarp);  // a plane of its own
+  EXPECT_EQ(strategy(152, kNone), Strategy::kWarp);                       // whole packs
+  // 251 columns split at 128 (whole runs) put both parts of a row on one bank: 4 words a bank.
+  EXPECT_EQ(rowwise::tile_pair_split(251), 126);
+  EXPECT_EQ(rowwise::tile_pair_split(263), 132);
+  EXPECT_EQ(rowwise::tile_pair_split(255), 112);  // nearer the middle, 4 words a bank
+  EXPECT_EQ(rowwise::tile_pair_split(151), 76);
 }
 
 TEST(Dispatch, TilesOf16BitRowsGiveEveryThreadARowWithinTheirSharedMemory) {

@@ -202,15 +202,17 @@ TEST(ForwardProperties, StrategiesRunAfterADeviceReset) {
 // Tiles of 16-bit rows keep each run's values (softmax: exps) for the map (kernels/tile_rows.cuh):
 // rows of one run in every tile kernel, of 2-4 runs in a kernel of their own, longer rows read again.
 // Every length through 64 columns, so that every last run (8, 6, 4 or 2 long; full or one short)
-// meets each kernel; then ragged rows of up to 149 columns, a thread each in tiles of up to 74.8 KB,
-// the output over the input's plane (x and y start at one offset from 16 bytes in all three layouts;
+// meets each kernel; then ragged rows of up to 149 columns, a thread each in tiles of up to 74.8 KB, and
+// of up to 297 a pair of threads each (softmax through dispatch up to 167, log_softmax 195; forced to
+// 298), the output over the input's plane (x and y start at one offset from 16 bytes in all three layouts;
 // the sweeps' misaligned-x and misaligned-y-by-4 layouts and int8 / fp8 outputs take a plane of their
 // own).
 template <class T> void check_short_rows_in_tiles() {
   const char* layouts[] = {"contiguous", "misaligned-both", "in-place"};
   std::vector<int64_t> lengths;
   for (int64_t cols = 1; cols <= 64; ++cols) lengths.push_back(cols);
-  for (int64_t cols : {65, 79, 97, 103, 105, 127, 129, 137, 149}) lengths.push_back(cols);
+  for (int64_t cols : {65, 79, 97, 103, 105, 127, 129, 137, 149, 151, 167, 195, 199, 255, 263, 297})
+    lengths.push_back(cols);
   for (int64_t cols : lengths) {
     for (int i = 0; i < 3; ++i) {
       const Values values = (cols + i) % 2 ? Values::kSpecialRows : Values::kLarge;

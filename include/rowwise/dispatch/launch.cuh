@@ -136,7 +136,8 @@ cudaError_t launch_tile(const Io& io, const RowShape& shape, const Plan& plan, c
   }
   if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
   return launch_kernel(kernel, grid_for(shape.rows, plan.rows_per_tile, plan), plan.threads, plan.smem_bytes, stream, io,
-                       shape.rows, shape.cols, plan.rows_per_tile, plan.width, plan.out_in_input_plane);
+                       shape.rows, shape.cols, plan.rows_per_tile, plan.width, plan.pair_split,
+                       plan.out_in_input_plane);
 }
 
 // A split launch's workspace: two counters per row first (where a caller's zeroed workspace keeps

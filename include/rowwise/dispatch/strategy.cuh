@@ -38,6 +38,8 @@ struct RowShape {
   // output in that input's plane.
   bool out_like_last_input = false;
   bool exp_per_element = false;  // the op takes an exp for every element (kOpExpPerElement)
+  bool map_takes_terms = false;  // its map takes each value's term of the reduction again (softmax's exps,
+                                 // kOpKeepsTerms), which rows that keep no runs compute twice
   bool narrows_output = false;    // outputs narrower than the stored inputs (int8 / fp8: kNarrowsOutput)
   int64_t row_value_bytes() const { return max_packs * pack * value_bytes; }
   int elem_bytes() const { return pack_bytes / pack; }  // of one operand's element in memory
@@ -373,6 +375,52 @@ inline constexpr int64_t kTileThreadRowCols = 64;
 inline constexpr int64_t kTile16BitRowCols = 149;
 inline constexpr int64_t kTile16BitOwnPlaneRowCols = 131;
 inline constexpr int64_t kTile16BitGradientRowCols = 72;
+// Longer ragged 16-bit rows of one operand whose output lies over the input go a pair of threads each
+// (pair_rows in kernels/tile_rows.cuh), 128 rows a tile (74.3 KB at 297 columns: three blocks an SM), up
+// to a bound by the op's exps: every element's in the reduction and the map again (softmax), in the
+// reduction only (log_softmax), none (absmax_scale). H200, 256 MiB, against warp rows, same build:
+// - absmax_scale 151-297: +0.1 to +6.5 (bf16 / fp16), every length at 90.0-93.7 %;
+// - log_softmax 151-195 +1.2 to +9.1, 90.6-93.5 %; 199 -0.5 / +0.2, 223 +0.7, 239 -4.4 / -0.9, 255-263
+//   -1.5 to -6.1 where warp rows run at 91-93 %;
+// - softmax 151-167: bf16 -0.2 to +5.0, fp16 +2.4 to +8.4; 171-199 bf16 -0.5 to -4.7 (each exp twice).
+// The gradients' tiles hold two operands: their rows stay warp rows past 72 columns.
+inline constexpr int64_t kTile16BitPairRowCols = 298;
+inline constexpr int64_t kTile16BitExpPairRowCols = 195;
+inline constexpr int64_t kTile16BitTermsPairRowCols = 167;
+
+// Where the odd lane of a pair row starts (pair_rows): the even element nearest c / 2 at which a warp's
+// 16 rows, two parts each, read their 32-bit shared words from no more banks at once than 2 (what
+// thread rows of odd length meet), looked for up to 16 elements either way, else the nearest with the
+// fewest. The tile's plane starts at either half of a word (the tensor's offset from 16 bytes), so both
+// count. Why: split at whole runs near the middle, 251 / 263 columns put both parts of a row on one
+// bank (4 / 3 words a bank), and log_softmax ran at 72 / 81 % against 90-92 at lengths around them.
+inline int tile_pair_split(int64_t cols) {
+  const auto words_a_bank = [cols](int64_t split) {
+    int most = 0;
+    for (int start = 0; start < 2; ++start) {
+      int64_t words[kWarpSize];
+      int in_bank[kWarpSize] = {};
+      for (int lane = 0; lane < kWarpSize; ++lane) {
+        words[lane] = (start + lane / 2 * cols) / 2 + (lane % 2 ? split / 2 : 0);
+        bool seen = false;
+        for (int other = 0; other < lane && !seen; ++other) seen = words[other] == words[lane];
+        if (!seen) most = std::max(most, ++in_bank[words[lane] % kWarpSize]);
+      }
+    }
+    return most;
+  };
+  const int64_t middle = (cols + 1) / 4 * 2;  // the even element nearest c / 2
+  int64_t best = middle;
+  int best_words = words_a_bank(middle);
+  for (int64_t d = 2; d <= 16 && best_words > 2; d += 2) {
+    for (const int64_t split : {middle - d, middle + d}) {
+      const int words = words_a_bank(split);
+      if (words < best_words) best = split, best_words = words;
+    }
+  }
+  return static_cast<int>(best);
+}
+
 // Thread rows longer than kTileThreadRowCols take tiles of up to a third of an SM's shared memory, so
 // that three blocks of them fit. Their output lies over the last input's plane where it has that
 // input's element size and offset from 16 bytes (RowShape::out_like_last_input): a one-operand row then
@@ -410,6 +458,15 @@ inline int64_t min_split_slice_packs(const RowShape& shape) {
 // Which rows a rule takes by their ends (RowShape::ragged).
 enum class RowEnds { kAny, kRagged };
 
+// What else a rule may ask of a row and its op (StrategyRule::needs, flags).
+enum RuleNeeds : unsigned {
+  kAnyRow = 0,
+  kOutLikeInput = 1,     // an output of the last input's element size and offset from 16 bytes
+                         // (RowShape::out_like_last_input: a tile may stage it over that input)
+  kNoExpPerElement = 2,  // an op that takes no exp an element (RowShape::exp_per_element)
+  kNoTermsInMap = 4,     // an op whose map takes no term of the reduction again (RowShape::map_takes_terms)
+};
+
 struct StrategyRule {
   Strategy strategy;
   int64_t max_row_value_bytes;  // rows with more on-chip bytes go further down the table
@@ -421,8 +478,7 @@ struct StrategyRule {
   int max_value_bytes;          // only for elements of at most this many bytes on chip (all operands)
   int elem_out_bytes;           // only for rows whose element (one operand's) and output take this many
                                 // bytes in memory (0: any; an unknown output, a functor's, takes none)
-  bool only_out_like_input;     // only for rows whose output has the last input's element size and offset
-                                // from 16 bytes (RowShape::out_like_last_input: a tile may stage it over it)
+  unsigned needs;               // only for rows and ops with these RuleNeeds (flags)
   const char* evidence;
 };
 
@@ -465,37 +521,46 @@ inline constexpr int64_t kManyRowsClusterBytes = 524288;
 inline constexpr int64_t kTwoLaunchRowBytes = int64_t{128} << 20;
 
 inline constexpr StrategyRule kStrategyRules[] = {
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0, false,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitGradientRowCols, 2, kAnyValue, 0, false,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitGradientRowCols, 2, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: ragged 16-bit rows up to 72 columns, a thread each"},
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitRowCols, 2, 2, 0, true,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitRowCols, 2, 2, 0, kOutLikeInput,
      "docs/perf.md#dispatch: ragged 16-bit rows of one operand up to 149 columns, over the input, a thread each"},
-    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitOwnPlaneRowCols, 2, 2, 0, false,
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitPairRowCols, 2, 2, 0,
+     kOutLikeInput | kNoExpPerElement,
+     "docs/perf.md#dispatch: ragged 16-bit rows of one operand over the input up to 298 columns, a pair of threads "
+     "each (ops without exps)"},
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitExpPairRowCols, 2, 2, 0,
+     kOutLikeInput | kNoTermsInMap,
+     "docs/perf.md#dispatch: the same up to 195 columns for ops with exps in the reduction only (log_softmax)"},
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitTermsPairRowCols, 2, 2, 0, kOutLikeInput,
+     "docs/perf.md#dispatch: the same up to 167 columns for ops with exps in the map too (softmax)"},
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitOwnPlaneRowCols, 2, 2, 0, kAnyRow,
      "docs/perf.md#dispatch: other ragged 16-bit rows of one operand up to 131 columns, a thread each"},
-    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, false,
+    {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, kAnyRow,
      "docs/perf.md#dispatch: 16-bit rows in warps up to 1280 columns"},
-    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, false,
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, kAnyRow,
      "docs/perf.md#dispatch: 16-bit rows of 1281-2048 columns: one-warp blocks"},
-    {Strategy::kWarp, kWarpFp32RowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kWarp, kWarpFp32RowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: warp rows up to 1872 bytes (468 fp32)"},
-    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 4, 4, false,
+    {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 4, 4, kAnyRow,
      "docs/perf.md#dispatch: fp32 rows to fp32 of 469-1024 columns: one-warp blocks"},
-    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kWarp, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: warp rows up to 4 KB (1024 fp32, 2048 bf16)"},
-    {Strategy::kCluster, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kCluster, kUnbounded, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: fewer rows than SMs spread over clusters (rows up to 1 MB on chip)"},
-    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kBlock, 65536, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
-    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
-    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
-    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, false,
+    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: many rows of up to 512 KB over clusters of 32 KB slices (not doubles)"},
-    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
-    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, false,
+    {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: rows far longer than the GPU holds, streamed twice"},
 };
 
@@ -515,6 +580,7 @@ struct Plan {
   bool fills_sm = false;    // block_smem: one block an SM (its copies in groups; a longer row streamed)
   int cluster_size = 0;     // cluster: CTAs per row
   int rows_per_tile = 0;    // tile: rows a block stages at once
+  int pair_split = 0;       // tile, rows a pair of threads each (width 2): where the odd lane's part starts
   bool out_in_input_plane = false;  // tile: the output staged in the last input's plane, over it
   int64_t smem_bytes = 0;   // dynamic shared memory
   SplitLayout split{};      // split: slices of a row
@@ -740,14 +806,17 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       if (!shape.staged) return false;
       // Short ragged rows a thread each (no shuffles; their odd strides spread a warp over the
       // banks), else groups with kTileChunk elements a thread per step, filling the block.
+      // Longer ragged 16-bit rows a pair of threads each (pair_rows).
       const int64_t thread_row_cols = shape.elem_bytes() == 2 ? kTile16BitRowCols : kTileThreadRowCols;
-      const int width = shape.ragged() && shape.cols <= thread_row_cols
-                            ? 1
-                            : lanes_for(std::min<int64_t>(kTileThreads, (shape.cols + kTileChunk - 1) / kTileChunk));
+      const bool pair_rows = shape.ragged() && shape.elem_bytes() == 2 && shape.cols <= kTile16BitPairRowCols;
+      const int64_t chunks = (shape.cols + kTileChunk - 1) / kTileChunk;
+      int width = lanes_for(std::min<int64_t>(kTileThreads, chunks));
+      if (shape.ragged() && shape.cols <= thread_row_cols) width = 1;
+      else if (pair_rows) width = 2;
       const int64_t groups = kTileThreads / width;
       const int64_t per_tile = std::max<int64_t>(1, kTileBytes / (shape.cols * shape.value_bytes));
       int64_t rows = per_tile > groups ? per_tile / groups * groups : per_tile;
-      const bool long_thread_rows = width == 1 && shape.cols > kTileThreadRowCols;
+      const bool long_thread_rows = width <= 2 && shape.cols > kTileThreadRowCols;  // thread or pair rows
       const bool in_place = long_thread_rows && shape.out_like_last_input;
       const int64_t row_smem = shape.cols * (shape.value_bytes + (in_place ? 0 : shape.out_bytes));
       if (shape.elem_bytes() == 2) {
@@ -764,6 +833,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       rows = std::min(rows, shape.rows);
       plan->threads = kTileThreads;
       plan->width = width;
+      plan->pair_split = width == 2 ? tile_pair_split(shape.cols) : 0;
       plan->rows_per_tile = static_cast<int>(rows);
       plan->out_in_input_plane = in_place;
       plan->smem_bytes = shape.inputs * tile_plane_bytes(rows * shape.cols, in_bytes) +
@@ -786,7 +856,9 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
       continue;
     if (rule.elem_out_bytes != 0 && (shape.elem_bytes() != rule.elem_out_bytes || shape.out_bytes != rule.elem_out_bytes))
       continue;
-    if (rule.only_out_like_input && !shape.out_like_last_input) continue;
+    if ((rule.needs & kOutLikeInput) && !shape.out_like_last_input) continue;
+    if ((rule.needs & kNoExpPerElement) && shape.exp_per_element) continue;
+    if ((rule.needs & kNoTermsInMap) && shape.map_takes_terms) continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;

@@ -287,9 +287,43 @@ __device__ inline void thread_rows(const Io& io, const typename Io::Row::Stored*
     thread_row<Op, kKeptRuns>(io, planes, out, first_row + r, r * c, c);
 }
 
+// A tile's rows a pair of threads each (groups of width 2), each thread a thread row over its part:
+// the even lane the row's elements before `split` (even: runs start at even elements), the odd lane
+// the rest; their states meet in one shuffle. The plan picks split near c / 2 where the pairs' shared
+// accesses meet the fewest banks (tile_pair_split, dispatch/strategy.cuh). Rows too long for tiles of
+// 256 thread rows to leave three blocks an SM take 128 a tile so.
+template <class Op, class Io>
+__device__ inline void pair_rows(const Io& io, const typename Io::Row::Stored* const* planes,
+                                 typename Io::Row::Out* out, int64_t first_row, int tile_rows, int c, int split) {
+  using RowIo = typename Io::Row;
+  constexpr int K = kTileChunk;
+  const int half = threadIdx.x & 1, pair = threadIdx.x >> 1, pairs = blockDim.x >> 1;
+  const int begin = half ? split : 0, end = half ? c : split;
+  // The trip count is the block's: every lane of a warp meets the shuffle, rows past the tile's too.
+  for (int r = pair; r - pair < tile_rows; r += pairs) {
+    const bool live = r < tile_rows;
+    const typename RowIo::Stored* rows[Io::kInputs];
+#pragma unroll
+    for (int i = 0; i < Io::kInputs; ++i) rows[i] = planes[i] + r * c;
+    typename Op::State state = Op::identity();
+    int j = begin;
+    for (; live && j + K <= end; j += K)
+      state = Op::combine(state, reduce_thread_row_run<Op, RowIo, K, false>(rows, j, end));
+    if (live && j < end) state = Op::combine(state, reduce_thread_row_run<Op, RowIo, K, true>(rows, j, end));
+    state = warp_allreduce(state, CombineOf<Op>{}, 2);
+    if (!live) continue;
+    const auto fin = Op::finalize(state);
+    typename RowIo::Out* const out_row = out + r * c;
+    for (j = begin; j + K <= end; j += K) map_thread_row_run<Op, RowIo, K, false>(rows, out_row, j, end, fin);
+    if (j < end) map_thread_row_run<Op, RowIo, K, true>(rows, out_row, j, end, fin);
+    if (half == 0) Op::emit(io, first_row + r, fin);
+  }
+}
+
 template <class Op, class Io, int kKeptRuns>
 __global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op, kKeptRuns>)
-    tile_rows_kernel(Io io, int64_t rows, int64_t cols, int rows_per_tile, int width, bool out_in_input_plane) {
+    tile_rows_kernel(Io io, int64_t rows, int64_t cols, int rows_per_tile, int width, int pair_split,
+                     bool out_in_input_plane) {
   using RowIo = typename Io::Row;
   using Stored = typename RowIo::Stored;
   using Out = typename RowIo::Out;
@@ -331,8 +365,14 @@ __global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op, kKeptRun
       else
         thread_rows<Op, kKeptRuns, 1>(io, planes, out, first_row, tile_rows, c);
     }
+    // Pair rows only in the kernel of rows that keep no runs: the others' rows are too short for them,
+    // and their code there took a stack frame.
+    constexpr bool kPairs = kKeptRuns == 0;
+    if constexpr (kPairs) {
+      if (width == 2) pair_rows<Op>(io, planes, out, first_row, tile_rows, c, pair_split);
+    }
     // Else rows group by group; the trip count is the block's, so wide groups may meet at barriers.
-    for (int r = group; width > 1 && r - group < tile_rows; r += groups, parity ^= 1) {
+    for (int r = group; width > (kPairs ? 2 : 1) && r - group < tile_rows; r += groups, parity ^= 1) {
       const bool live = r < tile_rows;
       const int row_start = r * c;
       State state = Op::identity();
