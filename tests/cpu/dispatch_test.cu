@@ -874,7 +874,8 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
 
 // Ragged 16-bit rows of one operand of 150-298 columns whose output lies over the input go a pair of
 // threads each, 128 rows a tile (74.3 KB at 297 columns): up to 298 columns for ops without exps
-// (absmax_scale), 195 for exps in the reduction only (log_softmax), 167 for exps in the map too (softmax).
+// (absmax_scale), 195 for exps in the reduction only (log_softmax), 167 for exps in the map too (softmax);
+// up to 298 for every op on the H100, whose SMs keep up with its memory.
 // The pair's parts meet near the middle, where its lanes' shared words fall on the fewest banks.
 TEST(Dispatch, Ragged16BitRowsOfUpTo298ColumnsGoAPairOfThreadsEach) {
   enum Exps { kNone, kReduction, kReductionAndMap };
@@ -901,8 +902,13 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo298ColumnsGoAPairOfThreadsEach) {
   EXPECT_EQ(strategy(197, kReduction), Strategy::kWarp);
   EXPECT_EQ(strategy(167, kReductionAndMap), Strategy::kTile);
   EXPECT_EQ(strategy(169, kReductionAndMap), Strategy::kWarp);
+  EXPECT_EQ(choose(shape(297, true, kReductionAndMap), Strategy::kAuto, kH100).width, 2);  // SMs keep up
   EXPECT_EQ(choose(shape(151, false, kNone)).strategy, Strategy::kWarp);  // a plane of its own
   EXPECT_EQ(strategy(152, kNone), Strategy::kWarp);                       // whole packs
+  for (int64_t cols = 1; cols <= 298; ++cols) {  // forced tiles of short rows take groups of 2 too
+    const int split = rowwise::tile_pair_split(cols);
+    EXPECT_TRUE(split >= 0 && split <= cols && split % 2 == 0) << cols << ": " << split;
+  }
   // 251 columns split at 128 (whole runs) put both parts of a row on one bank: 4 words a bank.
   EXPECT_EQ(rowwise::tile_pair_split(251), 126);
   EXPECT_EQ(rowwise::tile_pair_split(263), 132);

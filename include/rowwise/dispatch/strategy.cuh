@@ -383,6 +383,8 @@ inline constexpr int64_t kTile16BitGradientRowCols = 72;
 // - log_softmax 151-195 +1.2 to +9.1, 90.6-93.5 %; 199 -0.5 / +0.2, 223 +0.7, 239 -4.4 / -0.9, 255-263
 //   -1.5 to -6.1 where warp rows run at 91-93 %;
 // - softmax 151-167: bf16 -0.2 to +5.0, fp16 +2.4 to +8.4; 171-199 bf16 -0.5 to -4.7 (each exp twice).
+// The H100, whose SMs keep up with its memory, takes them for every op up to 298: 151-297 columns, pairs
+// against warp rows, +0.0 to +5.5 (94.6-97.0 %; warp rows 91.2-96.1).
 // The gradients' tiles hold two operands: their rows stay warp rows past 72 columns.
 inline constexpr int64_t kTile16BitPairRowCols = 298;
 inline constexpr int64_t kTile16BitExpPairRowCols = 195;
@@ -414,6 +416,7 @@ inline int tile_pair_split(int64_t cols) {
   int best_words = words_a_bank(middle);
   for (int64_t d = 2; d <= 16 && best_words > 2; d += 2) {
     for (const int64_t split : {middle - d, middle + d}) {
+      if (split < 0 || split > cols) continue;  // short rows (a forced tile of groups of 2)
       const int words = words_a_bank(split);
       if (words < best_words) best = split, best_words = words;
     }
@@ -465,6 +468,7 @@ enum RuleNeeds : unsigned {
                          // (RowShape::out_like_last_input: a tile may stage it over that input)
   kNoExpPerElement = 2,  // an op that takes no exp an element (RowShape::exp_per_element)
   kNoTermsInMap = 4,     // an op whose map takes no term of the reduction again (RowShape::map_takes_terms)
+  kSmsKeepUp = 8,        // a device whose SMs keep up with its memory (not memory_outpaces_sms: the H100)
 };
 
 struct StrategyRule {
@@ -531,6 +535,9 @@ inline constexpr StrategyRule kStrategyRules[] = {
      kOutLikeInput | kNoExpPerElement,
      "docs/perf.md#dispatch: ragged 16-bit rows of one operand over the input up to 298 columns, a pair of threads "
      "each (ops without exps)"},
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitPairRowCols, 2, 2, 0,
+     kOutLikeInput | kSmsKeepUp,
+     "docs/perf.md#dispatch: the same for every op where the SMs keep up with memory (H100)"},
     {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitExpPairRowCols, 2, 2, 0,
      kOutLikeInput | kNoTermsInMap,
      "docs/perf.md#dispatch: the same up to 195 columns for ops with exps in the reduction only (log_softmax)"},
@@ -806,7 +813,8 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       if (!shape.staged) return false;
       // Short ragged rows a thread each (no shuffles; their odd strides spread a warp over the
       // banks), else groups with kTileChunk elements a thread per step, filling the block.
-      // Longer ragged 16-bit rows a pair of threads each (pair_rows).
+      // Longer ragged 16-bit rows a pair of threads each (pair_rows, as any groups of 2 in the kernel that
+      // keeps no runs).
       const int64_t thread_row_cols = shape.elem_bytes() == 2 ? kTile16BitRowCols : kTileThreadRowCols;
       const bool pair_rows = shape.ragged() && shape.elem_bytes() == 2 && shape.cols <= kTile16BitPairRowCols;
       const int64_t chunks = (shape.cols + kTileChunk - 1) / kTileChunk;
@@ -859,6 +867,7 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
     if ((rule.needs & kOutLikeInput) && !shape.out_like_last_input) continue;
     if ((rule.needs & kNoExpPerElement) && shape.exp_per_element) continue;
     if ((rule.needs & kNoTermsInMap) && shape.map_takes_terms) continue;
+    if ((rule.needs & kSmsKeepUp) && memory_outpaces_sms(dev)) continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;
