@@ -309,8 +309,7 @@ TEST(Dispatch, OneInputWarpRowsOf128BytesLoopForAtLeast6Kb) {
   EXPECT_EQ(iterations(staged_shape(32, 2, 8), true, 1), 4);    // 64-byte rows: 16 KB
   EXPECT_EQ(iterations(staged_shape(64, 2, 8), true, 1), 2);
   EXPECT_EQ(iterations(staged_shape(512, 2, 8), true, 1), 1);
-  RowShape ragged = ragged_shape(150, 2, 8);
-  ragged.staged = true;
+  RowShape ragged = ragged_shape(150, 2, 8);  // strided (not staged): no tile
   ragged.out_bytes = 2;
   EXPECT_EQ(iterations(ragged, true, 1), 3);
   EXPECT_EQ(iterations(ragged, false, 2), 6);  // a gradient: 16 KB
@@ -860,7 +859,7 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
   EXPECT_EQ(narrow.rows_per_tile, 192);  // 74.8 KB holds 194 rows of 393 bytes: whole accesses every 16
   EXPECT_EQ(choose(to_int8(133)).strategy, Strategy::kWarp);
   EXPECT_EQ(choose(shape(131, 1, false)).strategy, Strategy::kTile);  // a 16-bit output in its own plane
-  EXPECT_EQ(choose(shape(133, 1, false)).strategy, Strategy::kWarp);
+  EXPECT_EQ(choose(shape(133, 1, false)).width, 1);  // off the input's offset: on to 298 (below)
   const Plan gradients = choose(shape(71, 2, true));
   EXPECT_EQ(gradients.strategy, Strategy::kTile);
   EXPECT_EQ(gradients.smem_bytes, 2 * rowwise::tile_plane_bytes(256 * 71, 2));  // dx over dy
@@ -875,7 +874,8 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
 // Ragged 16-bit rows of one operand of 150-298 columns whose output lies over the input go a pair of
 // threads each, 128 rows a tile (74.3 KB at 297 columns): up to 298 columns for ops without exps
 // (absmax_scale), 195 for exps in the reduction only (log_softmax), 167 for exps in the map too (softmax);
-// up to 298 for every op on the H100, whose SMs keep up with its memory.
+// up to 298 for every op on the H100, whose SMs keep up with its memory, and for 16-bit outputs off the
+// input's offset from 16 bytes.
 // The pair's parts meet near the middle, where its lanes' shared words fall on the fewest banks.
 TEST(Dispatch, Ragged16BitRowsOfUpTo298ColumnsGoAPairOfThreadsEach) {
   enum Exps { kNone, kReduction, kReductionAndMap };
@@ -903,7 +903,12 @@ TEST(Dispatch, Ragged16BitRowsOfUpTo298ColumnsGoAPairOfThreadsEach) {
   EXPECT_EQ(strategy(167, kReductionAndMap), Strategy::kTile);
   EXPECT_EQ(strategy(169, kReductionAndMap), Strategy::kWarp);
   EXPECT_EQ(choose(shape(297, true, kReductionAndMap), Strategy::kAuto, kH100).width, 2);  // SMs keep up
-  EXPECT_EQ(choose(shape(151, false, kNone)).strategy, Strategy::kWarp);  // a plane of its own
+  // 16-bit outputs off the input's offset from 16 bytes too, in a plane of their own, whatever the op.
+  const Plan own_plane = choose(shape(297, false, kReductionAndMap));
+  EXPECT_EQ(own_plane.strategy, Strategy::kTile);
+  EXPECT_EQ(own_plane.width, 2);
+  EXPECT_FALSE(own_plane.out_in_input_plane);
+  EXPECT_NE(choose(shape(299, false, kNone)).strategy, Strategy::kTile);
   EXPECT_EQ(strategy(152, kNone), Strategy::kWarp);                       // whole packs
   for (int64_t cols = 1; cols <= 298; ++cols) {  // forced tiles of short rows take groups of 2 too
     const int split = rowwise::tile_pair_split(cols);

@@ -370,7 +370,7 @@ inline constexpr int64_t kTileThreadRowCols = 64;
 //   to -16.5.
 // - other rows of one operand (a plane of their own) up to 131: int8 / fp8 outputs 99-127 +0.3 to +19.9,
 //   129 / 131 +0.2 to +7.0; 133 / 135 -0.3 to -8.0 where warp rows of 17 packs run at 84-88 %, 137-149
-//   -2.3 to +11.6. 16-bit outputs off the input's offset from 16 bytes take that bound too (not measured).
+//   -2.3 to +11.6. 16-bit outputs off the input's offset from 16 bytes go on to 298 columns (below).
 // - the gradients up to 72: 65 +8.6 to +9.9, 79 -0.2 / +1.1, 97-127 -4.5 to +0.6.
 inline constexpr int64_t kTile16BitRowCols = 149;
 inline constexpr int64_t kTile16BitOwnPlaneRowCols = 131;
@@ -386,6 +386,11 @@ inline constexpr int64_t kTile16BitGradientRowCols = 72;
 // The H100, whose SMs keep up with its memory, takes them for every op up to 298: 151-297 columns, pairs
 // against warp rows, +0.0 to +5.5 (94.6-97.0 %; warp rows 91.2-96.1).
 // The gradients' tiles hold two operands: their rows stay warp rows past 72 columns.
+// 16-bit outputs off the input's offset from 16 bytes (a plane of their own) take tiles up to 298 columns
+// too, a thread each up to 149 and a pair past it: warp rows move such rows an element an access. H200,
+// bf16, outputs an element off their buffers' alignment (rowwise-bench --out-offset 1), 256 MiB, against
+// what dispatch took before (warp rows): softmax, log_softmax, absmax_scale 133-199 columns 44-58 ->
+// 65-92 %, 263 / 297 31-39 -> 69-85 %; 301-1000 columns, tiles of groups 28-54 against 34-51.
 inline constexpr int64_t kTile16BitPairRowCols = 298;
 inline constexpr int64_t kTile16BitExpPairRowCols = 195;
 inline constexpr int64_t kTile16BitTermsPairRowCols = 167;
@@ -469,6 +474,7 @@ enum RuleNeeds : unsigned {
   kNoExpPerElement = 2,  // an op that takes no exp an element (RowShape::exp_per_element)
   kNoTermsInMap = 4,     // an op whose map takes no term of the reduction again (RowShape::map_takes_terms)
   kSmsKeepUp = 8,        // a device whose SMs keep up with its memory (not memory_outpaces_sms: the H100)
+  kOutOffInput = 16,     // an output not like the last input (not RowShape::out_like_last_input)
 };
 
 struct StrategyRule {
@@ -545,6 +551,8 @@ inline constexpr StrategyRule kStrategyRules[] = {
      "docs/perf.md#dispatch: the same up to 167 columns for ops with exps in the map too (softmax)"},
     {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitOwnPlaneRowCols, 2, 2, 0, kAnyRow,
      "docs/perf.md#dispatch: other ragged 16-bit rows of one operand up to 131 columns, a thread each"},
+    {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTile16BitPairRowCols, 2, 2, 2, kOutOffInput,
+     "docs/perf.md#dispatch: 16-bit outputs off the input's offset from 16 bytes up to 298 columns, own plane"},
     {Strategy::kWarp, kWarp16BitRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, kAnyRow,
      "docs/perf.md#dispatch: 16-bit rows in warps up to 1280 columns"},
     {Strategy::kBlock, 4096, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, 2, 0, kAnyRow,
@@ -868,6 +876,7 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
     if ((rule.needs & kNoExpPerElement) && shape.exp_per_element) continue;
     if ((rule.needs & kNoTermsInMap) && shape.map_takes_terms) continue;
     if ((rule.needs & kSmsKeepUp) && memory_outpaces_sms(dev)) continue;
+    if ((rule.needs & kOutOffInput) && shape.out_like_last_input) continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;
