@@ -819,9 +819,10 @@ TEST(Dispatch, ShortRaggedContiguousRowsGoInTiles) {
 }
 
 // Ragged 16-bit rows of 65-149 columns go a thread each: rows of one operand whose output lies over the
-// input (it has that input's element size and offset from 16 bytes) up to 149 columns, other rows of one
-// operand (int8 / fp8 outputs) up to 131, the gradients (two operands) up to 72. Past 64 columns their
-// tiles take up to a third of an SM's shared memory (74.8 KB of 228).
+// input (it has that input's element size and offset from 16 bytes) up to 149 columns, int8 / fp8
+// outputs up to 131 (16-bit outputs off the input's offset on to 298, below), the gradients (two
+// operands) up to 72. Past 64 columns their tiles take up to a third of an SM's shared memory (74.8 KB of
+// 228).
 TEST(Dispatch, Ragged16BitRowsOfUpTo149ColumnsGoAThreadEach) {
   const auto shape = [](int64_t cols, int inputs, bool out_like_last_input) {
     RowShape s = staged_shape(cols, 2, 1);
