@@ -401,27 +401,27 @@ inline constexpr int64_t kTile16BitTermsPairRowCols = 167;
 // fewest. The tile's plane starts at either half of a word (the tensor's offset from 16 bytes), so both
 // count. Why: split at whole runs near the middle, 251 / 263 columns put both parts of a row on one
 // bank (4 / 3 words a bank), and log_softmax ran at 72 / 81 % against 90-92 at lengths around them.
+// Splits of 2 to c - 2 give the 32 lanes 32 different words (rows lie c / 2 words apart), so counting
+// lanes a bank counts words: 0.1-1.8 us a plan (host), where checking for repeated words took 0.8-14.
 inline int tile_pair_split(int64_t cols) {
+  const int64_t middle = (cols + 1) / 4 * 2;  // the even element nearest c / 2
+  if (cols < 4) return static_cast<int>(middle);
   const auto words_a_bank = [cols](int64_t split) {
     int most = 0;
     for (int start = 0; start < 2; ++start) {
-      int64_t words[kWarpSize];
       int in_bank[kWarpSize] = {};
       for (int lane = 0; lane < kWarpSize; ++lane) {
-        words[lane] = (start + lane / 2 * cols) / 2 + (lane % 2 ? split / 2 : 0);
-        bool seen = false;
-        for (int other = 0; other < lane && !seen; ++other) seen = words[other] == words[lane];
-        if (!seen) most = std::max(most, ++in_bank[words[lane] % kWarpSize]);
+        const int64_t word = (start + lane / 2 * cols) / 2 + (lane % 2 ? split / 2 : 0);
+        most = std::max(most, ++in_bank[word % kWarpSize]);
       }
     }
     return most;
   };
-  const int64_t middle = (cols + 1) / 4 * 2;  // the even element nearest c / 2
   int64_t best = middle;
   int best_words = words_a_bank(middle);
   for (int64_t d = 2; d <= 16 && best_words > 2; d += 2) {
     for (const int64_t split : {middle - d, middle + d}) {
-      if (split < 0 || split > cols) continue;  // short rows (a forced tile of groups of 2)
+      if (split < 2 || split > cols - 2) continue;  // short rows (a forced tile of groups of 2)
       const int words = words_a_bank(split);
       if (words < best_words) best = split, best_words = words;
     }
