@@ -824,11 +824,11 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       // Longer ragged 16-bit rows a pair of threads each (pair_rows, as any groups of 2 in the kernel that
       // keeps no runs).
       const int64_t thread_row_cols = shape.elem_bytes() == 2 ? kTile16BitRowCols : kTileThreadRowCols;
-      const bool pair_rows = shape.ragged() && shape.elem_bytes() == 2 && shape.cols <= kTile16BitPairRowCols;
+      const bool pairs = shape.ragged() && shape.elem_bytes() == 2 && shape.cols <= kTile16BitPairRowCols;
       const int64_t chunks = (shape.cols + kTileChunk - 1) / kTileChunk;
       int width = lanes_for(std::min<int64_t>(kTileThreads, chunks));
       if (shape.ragged() && shape.cols <= thread_row_cols) width = 1;
-      else if (pair_rows) width = 2;
+      else if (pairs) width = 2;
       const int64_t groups = kTileThreads / width;
       const int64_t per_tile = std::max<int64_t>(1, kTileBytes / (shape.cols * shape.value_bytes));
       int64_t rows = per_tile > groups ? per_tile / groups * groups : per_tile;
