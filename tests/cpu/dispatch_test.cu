@@ -686,9 +686,10 @@ TEST(Dispatch, SharedMemoryWhileTheRowFitsThenSplit) {
   EXPECT_EQ(choose(aligned_shape(1 << 23, 4, 4)).strategy, Strategy::kSplit);
 }
 
-// Many rows too long for block_smem: clusters of 16 CTAs of at most 32 KB while the row holds at most
-// 512 KB on chip (Hopper); split beyond that, for doubles and without clusters.
-TEST(Dispatch, ManyRowsUpTo512KBOverClusters) {
+// Many rows too long for block_smem: clusters of 16 CTAs while the row holds at most 1 MB on chip
+// (Hopper; slices of 32 KB up to 512 KB rows, then of up to 64 KB); split beyond that, for doubles and
+// without clusters.
+TEST(Dispatch, ManyRowsUpTo1MBOverClusters) {
   const Plan just_past_smem = choose(aligned_shape(77144, 4, 4));
   EXPECT_EQ(just_past_smem.strategy, Strategy::kCluster);
   EXPECT_EQ(just_past_smem.cluster_size, 16);
@@ -697,15 +698,24 @@ TEST(Dispatch, ManyRowsUpTo512KBOverClusters) {
   EXPECT_EQ(fp32.cluster_size, 16);
   EXPECT_EQ(fp32.threads, 256);
   EXPECT_EQ(choose(aligned_shape(262144, 2, 8)).strategy, Strategy::kCluster);
-  EXPECT_EQ(choose(aligned_shape(131076, 4, 4)).strategy, Strategy::kSplit);  // past 512 KB
-  EXPECT_EQ(choose(aligned_shape(65536, 8, 2)).strategy, Strategy::kSplit);   // doubles: not measured
+  const Plan mb = choose(aligned_shape(262144, 4, 4));  // 1 MB: 16 slices of 64 KB
+  EXPECT_EQ(mb.strategy, Strategy::kCluster);
+  EXPECT_EQ(mb.cluster_size, 16);
+  EXPECT_EQ(mb.threads, 512);
+  EXPECT_EQ(choose(aligned_shape(524288, 2, 8)).strategy, Strategy::kCluster);
+  EXPECT_EQ(choose(ragged_shape(200003, 4, 4)).strategy, Strategy::kCluster);  // 800 KB
+  EXPECT_EQ(choose(aligned_shape(262148, 4, 4)).strategy, Strategy::kSplit);   // past 1 MB
+  EXPECT_EQ(choose(aligned_shape(65536, 8, 2)).strategy, Strategy::kSplit);    // doubles: not measured
   EXPECT_EQ(choose(aligned_shape(131072, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
   RowShape gradient = aligned_shape(65536, 4, 4);  // fp32 y and dy: 512 KB on chip
   gradient.value_bytes = 8;
   gradient.inputs = 2;
   EXPECT_EQ(choose(gradient).strategy, Strategy::kCluster);
-  gradient.cols = 98304;  // 768 KB
-  gradient.max_packs = 24576;
+  gradient.cols = 131072;  // 1 MB
+  gradient.max_packs = 32768;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kCluster);
+  gradient.cols = 131076;  // past 1 MB
+  gradient.max_packs = 32769;
   EXPECT_EQ(choose(gradient).strategy, Strategy::kSplit);
 }
 
@@ -738,17 +748,17 @@ void expect_valid_split(const RowShape& s, const rowwise::DeviceInfo& dev, const
 }
 
 // Checks dispatch's split plan for `s`: valid, `chunks` CTAs a row, streaming tails or not.
-void expect_split_chunks(const RowShape& s, int64_t chunks, bool streams) {
-  const Plan p = choose(s);
+void expect_split_chunks(const RowShape& s, int64_t chunks, bool streams, Strategy strategy = Strategy::kAuto) {
+  const Plan p = choose(s, strategy);
   expect_valid_split(s, kHopper, p);
   EXPECT_EQ(p.split.chunks, chunks);
   EXPECT_EQ(p.split.stream_packs > 0, streams);
 }
 
 TEST(Dispatch, SplitHoldsLongRowsOnChipWhenTheyFit) {
-  // Rows of 768 KB fp32: 55 KB a CTA (four an SM) needs 14 slices a row, 37 rows a round of the 528
-  // resident CTAs, each slice held whole.
-  expect_split_chunks(aligned_shape(196608, 4, 4, 342), 14, false);
+  // Rows of 768 KB fp32 (clusters through dispatch): 55 KB a CTA (four an SM) needs 14 slices a row, 37
+  // rows a round of the 528 resident CTAs, each slice held whole.
+  expect_split_chunks(aligned_shape(196608, 4, 4, 342), 14, false, Strategy::kSplit);
   // 8 rows of 8 MiB fp32 need 149 slices a row: the resident CTAs hold 3.5 rows, so a round takes 4
   // rows of 132 CTAs, full ones, each streaming what it does not hold (kSplitRoundUpBelowRows).
   expect_split_chunks(aligned_shape(1 << 21, 4, 4, 8), 132, true);

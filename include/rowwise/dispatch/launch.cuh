@@ -279,6 +279,10 @@ cudaError_t launch_split_or_two_launch(const Io& io, const RowShape& shape, cons
 // few free SMs per GPC, a non-portable size refused), or a kernel built from code older than sm_90 (a
 // build without sm_90, its sm_80 PTX compiled for this GPU: the kernel's body is its trap), falls back
 // to the split strategy.
+// Clusters are scheduled load-balancing (the hardware may put several of a cluster's CTAs on one SM),
+// not spread (each on an SM of its own): spread, an H200 held 28 clusters of 16 CTAs of 256 threads
+// at once, 448 of its 528 CTA slots, and a GPC of fewer than 16 free SMs none; load-balancing, 30
+// (docs/perf.md "Clusters scheduled load-balancing").
 template <class Op, int N, int K, class Io>
 cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream, void* workspace) {
   auto kernel = cluster_rows_kernel<Op, N, K, Io>;
@@ -308,7 +312,9 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
       if (plan.cluster_size > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
       cudaFuncAttributes built{};
       int clusters = 0;
-      cudaError_t e = cudaFuncGetAttributes(&built, kernel);
+      cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeClusterSchedulingPolicyPreference,
+                                           cudaClusterSchedulingPolicyLoadBalancing);
+      if (e == cudaSuccess) e = cudaFuncGetAttributes(&built, kernel);
       if (e == cudaSuccess && built.ptxVersion >= 90) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
       ok = e == cudaSuccess && built.ptxVersion >= 90 && clusters > 0;
       // A failed query is no answer (it may pass next time): cleared from the thread's last error (it

@@ -514,13 +514,19 @@ inline constexpr int64_t kWarp16BitRowBytes = 2560;
 // the rule takes 4-byte outputs only (docs/perf.md "fp32 rows of 469-1024 columns in one-warp blocks").
 inline constexpr int64_t kWarpFp32RowBytes = 1872;
 
-// Rows (fp32, 16-bit) too long for block_smem go to clusters of 16 CTAs of at most 32 KB rather than
-// split while they hold at most this on chip, however many rows: read once, merged at a cluster
-// barrier. H200, 256 MiB, split -> cluster, % of copy: fp32 softmax 98304 / 131072 75 / 73 -> 79 /
-// 80, bf16 196608 / 262144 67 / 67 -> 73 / 75, int8 outputs of fp32 131072 66 -> 75, fp32
-// softmax_backward 40000 / 65536 81 / 81 -> 90 / 89, bf16 80000 / 131072 77 / 78 -> 87 / 84; H100
-// +3-16. Longer rows (slices of 48-64 KB) were mixed (fp32 softmax 262144 73 -> 71).
-inline constexpr int64_t kManyRowsClusterBytes = 524288;
+// Rows (fp32, 16-bit) too long for block_smem go to clusters of 16 CTAs rather than split while they
+// hold at most this on chip (slices of up to 64 KB), however many rows: read once, merged at a cluster
+// barrier. H200, 256 MiB, split -> cluster (clusters then spread), % of copy: fp32 softmax 98304 /
+// 131072 75 / 73 -> 79 / 80, bf16 196608 / 262144 67 / 67 -> 73 / 75, int8 outputs of fp32 131072 66 ->
+// 75, fp32 softmax_backward 40000 / 65536 81 / 81 -> 90 / 89, bf16 80000 / 131072 77 / 78 -> 87 / 84;
+// H100 +3-16. Rows of 512 KB-1 MB (slices of 48-64 KB) were mixed then (fp32 softmax 262144 73 -> 71);
+// with clusters scheduled load-balancing (launch.cuh), H200, 1 GiB / 256 MiB, split -> cluster: fp32
+// softmax 262144 79.7 / 74.3 -> 83.5 / 79.7, log_softmax 82.1 / 76.2 -> 83.8 / 79.7, int8 outputs 68.4 /
+// 62.0 -> 77.2 / 71.6, fp32 softmax_backward 131072 86.6 / 84.2 -> 92.4 / 89.5, bf16 262144 83.3 / 80.8 ->
+// 86.6 / 84.1, bf16 int8 outputs 524288 69.7 / 64.5 -> 75.5 / 70.8; bf16 softmax / log_softmax 524288 -1.7
+// / -2.3 at 1 GiB but +0.7 / +1.6 at 256 MiB, ragged bf16 gradients of 200003 columns (800 KB) -4.1 /
+// -2.0 (docs/perf.md "Clusters scheduled load-balancing").
+inline constexpr int64_t kManyRowsClusterBytes = 1 << 20;
 
 // Rows holding more than this on chip go to two_launch rather than split: split's CTAs hold ~28 MB
 // (4 an SM, H100 and H200) and stream the rest of a row twice anyway, each CTA a slice of its own.
@@ -572,7 +578,7 @@ inline constexpr StrategyRule kStrategyRules[] = {
     {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
     {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, kAnyRow,
-     "docs/perf.md#dispatch: many rows of up to 512 KB over clusters of 32 KB slices (not doubles)"},
+     "docs/perf.md#dispatch: many rows of up to 1 MB over clusters of 16 CTAs (not doubles)"},
     {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
     {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
