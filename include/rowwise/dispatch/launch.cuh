@@ -312,9 +312,12 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
       if (plan.cluster_size > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
       cudaFuncAttributes built{};
       int clusters = 0;
-      cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeClusterSchedulingPolicyPreference,
-                                           cudaClusterSchedulingPolicyLoadBalancing);
-      if (e == cudaSuccess) e = cudaFuncGetAttributes(&built, kernel);
+      // Load-balancing where the driver takes it, else its default; a refusal is ours, not kept in the
+      // thread's last error.
+      if (cudaFuncSetAttribute(kernel, cudaFuncAttributeClusterSchedulingPolicyPreference,
+                               cudaClusterSchedulingPolicyLoadBalancing) != cudaSuccess)
+        cudaGetLastError();
+      cudaError_t e = cudaFuncGetAttributes(&built, kernel);
       if (e == cudaSuccess && built.ptxVersion >= 90) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
       ok = e == cudaSuccess && built.ptxVersion >= 90 && clusters > 0;
       // A failed query is no answer (it may pass next time): cleared from the thread's last error (it
