@@ -747,7 +747,8 @@ void expect_valid_split(const RowShape& s, const rowwise::DeviceInfo& dev, const
             dev.smem_per_sm);
 }
 
-// Checks dispatch's split plan for `s`: valid, `chunks` CTAs a row, streaming tails or not.
+// Checks the split plan `strategy` (dispatch, or split forced) gives `s`: valid, `chunks` CTAs a row,
+// streaming tails or not.
 void expect_split_chunks(const RowShape& s, int64_t chunks, bool streams, Strategy strategy = Strategy::kAuto) {
   const Plan p = choose(s, strategy);
   expect_valid_split(s, kHopper, p);

@@ -515,7 +515,7 @@ inline constexpr int64_t kWarp16BitRowBytes = 2560;
 inline constexpr int64_t kWarpFp32RowBytes = 1872;
 
 // Rows (fp32, 16-bit) too long for block_smem go to clusters of 16 CTAs rather than split while they
-// hold at most this on chip (slices of up to 64 KB), however many rows: read once, merged at a cluster
+// hold at most what a cluster holds (16 slices of up to 64 KB), however many rows: read once, merged at a cluster
 // barrier. H200, 256 MiB, split -> cluster (clusters then spread), % of copy: fp32 softmax 98304 /
 // 131072 75 / 73 -> 79 / 80, bf16 196608 / 262144 67 / 67 -> 73 / 75, int8 outputs of fp32 131072 66 ->
 // 75, fp32 softmax_backward 40000 / 65536 81 / 81 -> 90 / 89, bf16 80000 / 131072 77 / 78 -> 87 / 84;
@@ -526,7 +526,7 @@ inline constexpr int64_t kWarpFp32RowBytes = 1872;
 // 86.6 / 84.1, bf16 int8 outputs 524288 69.7 / 64.5 -> 75.5 / 70.8; bf16 softmax / log_softmax 524288 -1.7
 // / -2.3 at 1 GiB but +0.7 / +1.6 at 256 MiB, ragged bf16 gradients of 200003 columns (800 KB) -4.1 /
 // -2.0 (docs/perf.md "Clusters scheduled load-balancing").
-inline constexpr int64_t kManyRowsClusterBytes = 1 << 20;
+inline constexpr int64_t kManyRowsClusterBytes = kMaxClusterSize * kClusterSliceBytes;  // all a cluster holds: 1 MB
 
 // Rows holding more than this on chip go to two_launch rather than split: split's CTAs hold ~28 MB
 // (4 an SM, H100 and H200) and stream the rest of a row twice anyway, each CTA a slice of its own.
