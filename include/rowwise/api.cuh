@@ -45,19 +45,20 @@ inline bool operand_ok(const void* p, int elem_bytes, int64_t stride, int64_t ro
   return rows <= 1 || stride <= (INT64_MAX - cols) / (rows - 1);
 }
 
-// Calls f(std::integral_constant<int, N>) for the runtime pack width N (a power of two <= Max).
-template <int Max, class F> cudaError_t visit_pack(int pack, F&& f) {
+// Calls f(std::integral_constant<int, N>) for the runtime pack width N (a power of two, Min <= N <= Max).
+template <int Max, int Min = 1, class F> cudaError_t visit_pack(int pack, F&& f) {
   if (pack == Max) return f(std::integral_constant<int, Max>{});
-  if constexpr (Max > 1) {
-    return visit_pack<Max / 2>(pack, std::forward<F>(f));
+  if constexpr (Max > Min) {
+    return visit_pack<Max / 2, Min>(pack, std::forward<F>(f));
   } else {
     return cudaErrorInvalidValue;
   }
 }
 
 // `contiguous`: every operand's rows are cols apart (or there is one row). `out_like_last_input`: the
-// output's elements are the last input's size, at its offset from 16 bytes (RowShape).
-template <class Op, int MaxPack, class Io>
+// output's elements are the last input's size, at its offset from 16 bytes (RowShape). Kernels are
+// built for packs of MinPack to MaxPack elements.
+template <class Op, int MaxPack, int MinPack = 1, class Io>
 cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int elem_bytes, int64_t max_packs,
                      bool contiguous, bool out_like_last_input, Options options, cudaStream_t stream,
                      void* workspace = nullptr) {
@@ -77,7 +78,7 @@ cudaError_t run_rows(const Io& io, int64_t rows, int64_t cols, int pack, int ele
   Plan plan;
   if (!choose_plan(shape, dev, options.strategy, &plan)) return cudaErrorInvalidValue;
   plan.max_ctas = options.max_ctas;
-  return visit_pack<MaxPack>(pack, [&](auto n) {
+  return visit_pack<MaxPack, MinPack>(pack, [&](auto n) {
     return launch_plan<Op, decltype(n)::value>(io, shape, plan, stream, workspace);
   });
 }
@@ -145,6 +146,14 @@ inline bool operands_ok(int64_t rows, int64_t cols, std::initializer_list<Stride
   return true;
 }
 
+// Rows whose outputs may be stored in split accesses where only they are off the inputs' packs: fp32
+// outputs of fp32 inputs, and outputs narrower than the inputs (dispatch/strategy.cuh says why; others
+// compile no such kernels).
+template <class RowIo>
+inline constexpr bool kSplitsOutputStores =
+    (sizeof(typename RowIo::Out) == 4 && sizeof(typename RowIo::Stored) == 4) ||
+    sizeof(typename RowIo::Out) < sizeof(typename RowIo::Stored);
+
 // Validates strided operands (the first input sets the phase), picks the pack width, launches Op.
 template <class Op, int MaxPack, class Io>
 cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::initializer_list<StridedOperand> inputs,
@@ -157,8 +166,6 @@ cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::init
   size_t count = 0;
   for (const auto* list : {&inputs, &outputs})
     for (const StridedOperand& o : *list) all[count++] = o;
-  const int pack = common_pack_width(all.data(), count);
-  const int64_t max_packs = max_packs_for(all.data(), count, cols, pack);
   const bool contiguous = rows == 1 || std::all_of(all.begin(), all.begin() + count,
                                                    [&](const StridedOperand& o) { return o.row_stride == cols; });
   const StridedOperand& last_input = *(inputs.end() - 1);
@@ -166,6 +173,17 @@ cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::init
   const bool out_like_last_input = output.elem_bytes == last_input.elem_bytes &&
                                    reinterpret_cast<uintptr_t>(output.base) % kMaxPackBytes ==
                                        reinterpret_cast<uintptr_t>(last_input.base) % kMaxPackBytes;
+  const int pack = common_pack_width(all.data(), count);
+  if constexpr (kSplitsOutputStores<typename Io::Row>) {
+    // Only the output keeps the packs narrow: the inputs move in whole packs and the output's packs in
+    // the widest accesses their addresses allow (dispatch/strategy.cuh: splits_output_stores).
+    if (splits_output_stores(pack, common_pack_width(inputs), MaxPack, cols)) {
+      const int64_t max_packs = max_packs_for(inputs.begin(), inputs.size(), cols, MaxPack);
+      return run_rows<Op, MaxPack, MaxPack>(with_any_out_alignment(io), rows, cols, MaxPack, all[0].elem_bytes,
+                                            max_packs, contiguous, out_like_last_input, options, stream, workspace);
+    }
+  }
+  const int64_t max_packs = max_packs_for(all.data(), count, cols, pack);
   return run_rows<Op, MaxPack>(io, rows, cols, pack, all[0].elem_bytes, max_packs, contiguous, out_like_last_input,
                                options, stream, workspace);
 }

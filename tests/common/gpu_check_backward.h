@@ -15,6 +15,7 @@ inline const std::vector<Layout>& backward_layouts() {
       {"misaligned-all", {{0, 1}, {0, 1}}, {0, 1}},
       {"misaligned-dy", {{}, {0, 1}}, {}},
       {"misaligned-dx", {{}, {}}, {0, 2}},
+      {"misaligned-dx-by-1", {{}, {}}, {0, 1}},  // fp32 dx off y's and dy's packs: split stores
       {"dx-over-dy", {}, {}, 1},
       {"dx-over-dy-misaligned-strided", {{3, 3}, {3, 3}}, {}, 1},
       {"dx-over-y", {{0, 1}, {0, 1}}, {}, 0},

@@ -719,6 +719,43 @@ TEST(Dispatch, ManyRowsUpTo1MBOverClusters) {
   EXPECT_EQ(choose(gradient).strategy, Strategy::kSplit);
 }
 
+// Gradient rows of 16-bit values with partial packs give the edge to a cluster's first threads too; rows
+// of whole packs, fp32 rows and one-operand rows keep the slices without the edge code.
+TEST(Dispatch, ClusterRowsOf16BitGradientsWithPartialPacksTakeTheEdge) {
+  RowShape gradient = ragged_shape(200003, 2, 8);  // bf16 y and dy: 800 KB on chip
+  gradient.value_bytes = 4;
+  gradient.inputs = 2;
+  const Plan ragged = choose(gradient);
+  EXPECT_EQ(ragged.strategy, Strategy::kCluster);
+  EXPECT_TRUE(ragged.edge);
+  gradient.cols = 200000;
+  gradient.max_packs = 25000;
+  EXPECT_FALSE(choose(gradient).edge);  // whole packs
+  RowShape fp32 = ragged_shape(100003, 4, 4);
+  fp32.value_bytes = 8;
+  fp32.inputs = 2;
+  const Plan fp32_plan = choose(fp32);
+  EXPECT_EQ(fp32_plan.strategy, Strategy::kCluster);
+  EXPECT_FALSE(fp32_plan.edge);
+  const Plan forward = choose(ragged_shape(200003, 2, 8));
+  EXPECT_EQ(forward.strategy, Strategy::kCluster);
+  EXPECT_FALSE(forward.edge);
+}
+
+// Outputs off their inputs' packs: split stores only where the common pack fell to one element, the
+// inputs alone keep the widest pack, and rows reach kMinSplitStoreCols.
+TEST(Dispatch, OutputsOffTheInputsPacksSplitTheirStoresInLongEnoughRows) {
+  using rowwise::kMinSplitStoreCols;
+  using rowwise::splits_output_stores;
+  EXPECT_TRUE(splits_output_stores(1, 4, 4, kMinSplitStoreCols));
+  EXPECT_TRUE(splits_output_stores(1, 8, 8, 131072));
+  EXPECT_FALSE(splits_output_stores(1, 4, 4, kMinSplitStoreCols - 1));  // short rows: element by element
+  EXPECT_FALSE(splits_output_stores(2, 4, 4, 4096));  // output packs of two elements stay
+  EXPECT_FALSE(splits_output_stores(4, 4, 4, 4096));  // aligned
+  EXPECT_FALSE(splits_output_stores(1, 2, 4, 4096));  // the inputs themselves off each other
+  EXPECT_FALSE(splits_output_stores(1, 1, 1, 4096));  // one-element packs anyway
+}
+
 // What every split plan must satisfy: the held pieces and streamed tails cover the row, none wider
 // than needed, every CTA holds a piece, no more CTAs a row than are resident at once (the
 // co-residency that makes the waits safe), held packs in whole pieces of at most 512 bytes (or a

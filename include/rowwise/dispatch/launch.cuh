@@ -282,10 +282,10 @@ cudaError_t launch_split_or_two_launch(const Io& io, const RowShape& shape, cons
 // Clusters are scheduled load-balancing (the hardware may put several of a cluster's CTAs on one SM),
 // not spread (each on an SM of its own): spread, an H200 held 28 clusters of 16 CTAs of 256 threads
 // at once, 448 of its 528 CTA slots, and a GPC of fewer than 16 free SMs none; load-balancing, 30
-// (docs/perf.md "Clusters scheduled load-balancing").
-template <class Op, int N, int K, class Io>
+// (docs/perf.md "Clusters scheduled load-balancing"). kEdge: the plan's `edge`.
+template <class Op, int N, int K, bool kEdge, class Io>
 cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream, void* workspace) {
-  auto kernel = cluster_rows_kernel<Op, N, K, Io>;
+  auto kernel = cluster_rows_kernel<Op, N, K, kEdge, Io>;
   cudaLaunchAttribute dimension = {};
   dimension.id = cudaLaunchAttributeClusterDimension;
   dimension.val.clusterDim.x = plan.cluster_size;
@@ -343,7 +343,13 @@ cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, 
   if constexpr (kBlockRowsInstantiated<N, k, Io>) {
     if (plan.packs_per_thread == k) {
       if constexpr (!residency_only_packs(k)) {
-        if (plan.strategy == Strategy::kCluster) return launch_cluster<Op, N, k>(io, shape, plan, stream, workspace);
+        if (plan.strategy == Strategy::kCluster) {
+          // Only gradient ops' 16-bit rows in 16-byte packs plan the edge (cluster_rows_take_edge).
+          if constexpr (kOpTakesEdgeInBlockRows<Op> && kBlockEdgePacks<N, Io>) {
+            if (plan.edge) return launch_cluster<Op, N, k, true>(io, shape, plan, stream, workspace);
+          }
+          return launch_cluster<Op, N, k, false>(io, shape, plan, stream, workspace);
+        }
       }
       if constexpr (k != kNarrowBlockPacks || sizeof(typename Op::Acc) <= 4) {
         if (plan.strategy == Strategy::kBlock) {

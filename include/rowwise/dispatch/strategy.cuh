@@ -317,6 +317,29 @@ inline bool block_rows_take_edge(const RowShape& shape) {
   return shape.partial_packs() && shape.elem_bytes() == 2 && shape.pack_bytes == kMaxPackBytes;
 }
 
+// Cluster slices of such rows of the gradient ops (which take the edge in every block row) give the
+// edge to rank 0's first threads too: H200, same job, bf16 softmax_backward / log_softmax_backward of
+// 100003 and 200003 columns +2.1 to +6.5 (100003: 82.2 -> 88.7 %, 1 GiB); aligned rows lost 1-2 and fp32
+// ragged rows 1.5 with the edge code in every row (docs/perf.md "Gradient edges in cluster rows").
+inline bool cluster_rows_take_edge(const RowShape& shape) { return shape.inputs == 2 && block_rows_take_edge(shape); }
+
+// Outputs off their inputs' packs (another offset from 16 bytes, another stride residue) left every
+// operand an element an access (pack.cuh: common_pack_width). Where only the output does, and its
+// elements are fp32 over fp32 inputs or narrower than the inputs (int8 / fp8), rows longer than warp
+// rows hold in one-element packs (32 lanes of 8) move their inputs in whole packs and each output pack
+// in the widest accesses its address allows (row_io.cuh: kAnyOutAlignment; api.cuh). H200, 256 MiB,
+// `--out-offset 1`, element by element -> split: fp32 softmax 280-16384 columns 61.8-84.6 -> 83.2-92.8 %,
+// 65536 / 131072 58.8 / 35.7 -> 76.9 / 73.7, absmax_scale +1 to +34, fp32 to int8 / fp8 44-64 -> 86-95 %,
+// bf16 to int8 / fp8 27-40 -> 37-57. Warp rows of up to 256 one-element packs ran fp32 rows at 88-94 %,
+// which split stores lost (softmax 160-256 columns 79.5 / 75.9 / 70.6 / 83.7 %). 16-bit outputs (2-byte
+// pieces: bf16 softmax 511 columns 46 -> 36, 16384 38 -> 49) and outputs whose packs were 2 or 4 elements
+// wide (bf16 4 elements off: 86-94 -> 60-70 %) are kept as they were: a pack split over two 16-byte pieces
+// of memory writes twice as many sectors, each partly (docs/perf.md "Outputs off their input's packs").
+inline constexpr int64_t kMinSplitStoreCols = 257;
+inline bool splits_output_stores(int common_pack, int inputs_pack, int max_pack, int64_t cols) {
+  return common_pack == 1 && inputs_pack == max_pack && max_pack > 1 && cols >= kMinSplitStoreCols;
+}
+
 // block_smem and two_pass: as many threads as the batch each thread holds allows (a backward batch of
 // fp32 spilled at 1024 threads).
 inline int stream_block_threads(const RowShape& shape, int batch) {
@@ -597,7 +620,7 @@ struct Plan {
   int packs_per_lane = 0;   // warp: K
   int rows_per_group = 0;   // warp: R
   int packs_per_thread = 0; // block, cluster: K
-  bool edge = false;        // warp, block: lanes / the first threads take the row's edge, all whole packs only
+  bool edge = false;        // warp, block, cluster: lanes / first threads take the row's edge, whole packs only
   bool fills_sm = false;    // block_smem: one block an SM (its copies in groups; a longer row streamed)
   int cluster_size = 0;     // cluster: CTAs per row
   int rows_per_tile = 0;    // tile: rows a block stages at once
@@ -799,6 +822,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
         }
         plan_block_slice(slice, shape, false, plan);
         plan->cluster_size = c;
+        plan->edge = cluster_rows_take_edge(shape);
         return true;
       }
       return false;

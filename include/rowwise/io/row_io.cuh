@@ -44,8 +44,10 @@
 
 namespace rowwise {
 
-// Strided T input, strided U output, one input per element.
-template <class T, class U = T> struct PointerIo {
+// Strided T input, strided U output, one input per element. kAnyOutAlignment: the output need not share
+// the input's offset from a pack (api.cuh picks the packs by the inputs alone), so packs are stored in
+// the widest accesses their address allows (pack.cuh: store_pack_any_alignment).
+template <class T, class U = T, bool kAnyOutAlignment = false> struct PointerIo {
   using Acc = acc_t<T>;
   static constexpr int kInputs = 1;
   const T* x;
@@ -119,22 +121,23 @@ template <class T, class U = T> struct PointerIo {
     template <int N> __device__ void store(const Acc* src, int64_t col) const {
       Pack<U, N> p;
       store_all_as<U, N>(src, p.v);
-      store_pack<N>(y + col, p);
+      if constexpr (kAnyOutAlignment && N > 1) store_pack_any_alignment<N>(y + col, p);
+      else store_pack<N>(y + col, p);
     }
   };
   __device__ Row row(int64_t r) const { return {x + r * x_stride, y + r * y_stride}; }
 };
 
 // PointerIo plus the per-row float written by ops that emit one (abs-max scaling); may be null.
-template <class T, class U> struct RowScaleIo : PointerIo<T, U> {
+template <class T, class U, bool kAnyOutAlignment = false> struct RowScaleIo : PointerIo<T, U, kAnyOutAlignment> {
   float* row_scale;
   __device__ void store_row_scale(int64_t row, float v) const {
     if (row_scale != nullptr) row_scale[row] = v;
   }
 };
 
-// Gradient ops: strided y and dy in, strided dx out.
-template <class T> struct GradPointerIo {
+// Gradient ops: strided y and dy in, strided dx out (at any alignment with kAnyOutAlignment, as PointerIo).
+template <class T, bool kAnyOutAlignment = false> struct GradPointerIo {
   using Acc = acc_t<T>;
   static constexpr int kInputs = 2;
   using In = GradIn<Acc>;
@@ -147,10 +150,10 @@ template <class T> struct GradPointerIo {
     const T* y;
     const T* dy;
     T* dx;
+    using Half = typename PointerIo<T, T, kAnyOutAlignment>::Row;
     template <int N> struct Packed {
-      typename PointerIo<T>::Row::template Packed<N> y, dy;
+      typename Half::template Packed<N> y, dy;
     };
-    using Half = typename PointerIo<T>::Row;
     template <int N> __device__ int phase() const { return Half{y, nullptr}.template phase<N>(); }
     __device__ Row opaque() const { return {opaque_address(y), opaque_address(dy), opaque_address(dx)}; }
     static constexpr bool kStaged = true;
@@ -213,6 +216,17 @@ template <class T> struct GradPointerIo {
   };
   __device__ Row row(int64_t r) const { return {y + r * y_stride, dy + r * dy_stride, dx + r * dx_stride}; }
 };
+
+// The same operands with the output stored at any alignment (api.cuh: an output off its inputs' packs).
+template <class T, class U> PointerIo<T, U, true> with_any_out_alignment(const PointerIo<T, U>& io) {
+  return {io.x, io.y, io.x_stride, io.y_stride};
+}
+template <class T, class U> RowScaleIo<T, U, true> with_any_out_alignment(const RowScaleIo<T, U>& io) {
+  return {{io.x, io.y, io.x_stride, io.y_stride}, io.row_scale};
+}
+template <class T> GradPointerIo<T, true> with_any_out_alignment(const GradPointerIo<T>& io) {
+  return {io.y, io.dy, io.dx, io.y_stride, io.dy_stride, io.dx_stride};
+}
 
 // Adapts user Load/Store functors with the OneFlow-style interface (load<N>(dst, row, col),
 // store<N>(src, row, col)) to the Io concept. The caller promises N-wide accesses are legal at every

@@ -20,7 +20,9 @@ __device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.acqui
 template <class Op, int N, int K, class Io>
 inline constexpr int kClusterMinBlocksPerSm = kOpBoundsClusterSlices<Op> ? kBlockMinBlocksPerSm<Op, N, K, Io> : 0;
 
-template <class Op, int N, int K, class Io>
+// kEdge: the first threads of rank 0 take the row's edge and the cluster holds its whole packs only, as
+// block rows do (dispatch/strategy.cuh: cluster_rows_take_edge).
+template <class Op, int N, int K, bool kEdge, class Io>
 __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kClusterMinBlocksPerSm<Op, N, K, Io>)
     cluster_rows_kernel(Io io, int64_t rows, int64_t cols) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -38,13 +40,24 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kCluster
   __shared__ State cta_state;
   __shared__ State row_state;
   for (int64_t row = blockIdx.x / size; row < rows; row += gridDim.x / size) {
-    const auto row_io = io.row(row);
-    const int phase = row_io.template phase<N>();
-    const int packs = packs_in_row(row_cols, phase, N);
-    const int first = rank * slice_packs + threadIdx.x;
+    const auto [row_io, phase, packs] = row_span<N>(io, row, row_cols);
+    // The packs [first_pack, end_pack) the cluster holds, this thread's first first.
+    const int first_pack = kEdge && phase != 0 ? 1 : 0;
+    const int end_pack = kEdge ? (row_cols + phase) / N : packs;
+    const int first = first_pack + rank * slice_packs + threadIdx.x;
+    const RowEdge edge = kEdge && rank == 0 ? row_edge<N>(row_cols, phase) : RowEdge{};
     PackedOf<RowIo, N> v[K];
-    load_strided_packs<Op, N, K>(row_io, v, first, blockDim.x, packs, phase, row_cols);
-    const State mine = block_allreduce(reduce_packs<Op, N, K, RowIo>(v), CombineOf<Op>{}, Op::identity(), slots);
+    State slice_state;
+    if constexpr (kEdge) {
+      typename Op::In e[kEdgeSlots<N>];  // loaded again to be stored, as in block rows
+      load_edge<Op, N>(row_io, e, edge, threadIdx.x, blockDim.x, row_cols);
+      load_strided_packs<Op, N, K, true>(row_io, v, first, blockDim.x, end_pack, phase, row_cols);
+      slice_state = Op::combine(reduce_packs<Op, N, K, RowIo>(v), Op::template reduce<kEdgeSlots<N>>(e));
+    } else {
+      load_strided_packs<Op, N, K>(row_io, v, first, blockDim.x, end_pack, phase, row_cols);
+      slice_state = reduce_packs<Op, N, K, RowIo>(v);
+    }
+    const State mine = block_allreduce(slice_state, CombineOf<Op>{}, Op::identity(), slots);
     if (threadIdx.x == 0) cta_state = mine;
     cluster.sync();
     if (threadIdx.x < kWarpSize) {  // one warp gathers the cluster's states (size <= 32)
@@ -55,8 +68,13 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kCluster
     cluster_arrive();
     __syncthreads();
     const auto fin = Op::finalize(row_state);
-    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>>(row_io, v, fin, first, blockDim.x, packs, phase,
-                                                               row_cols);
+    map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge, true>(row_io, v, fin, first, blockDim.x,
+                                                                            end_pack, phase, row_cols);
+    if constexpr (kEdge) {
+      typename Op::In e[kEdgeSlots<N>];
+      load_edge<Op, N>(row_io, e, edge, threadIdx.x, blockDim.x, row_cols);
+      map_and_store_edge<Op, N>(row_io, e, fin, edge, threadIdx.x, blockDim.x, row_cols);
+    }
     if (rank == 0 && threadIdx.x == 0) Op::emit(io, row, fin);
     cluster_wait();  // peers have read cta_state; the next row may overwrite it
   }

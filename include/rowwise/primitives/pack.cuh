@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <utility>
 
 namespace rowwise {
 
@@ -86,6 +87,37 @@ template <int N, class T> __device__ inline void store_pack(T* p, const Pack<T, 
   store_raw(p, raw);
 }
 
+// Stores a pack at p, aligned to its element but maybe not to the pack (an output off its input's
+// packs: io/row_io.cuh), in the widest accesses p allows: 16-bit packs one element off 16 bytes take 4
+// (2 + 4 + 8 + 2 bytes) where element by element took 8, and their loads stay whole. Bytes [Done, B)
+// go at p + Done, whose offset from B bytes is (Off + Done) % B.
+template <int B, int Off, int Done = 0>
+__device__ inline void store_pieces(unsigned char* p, const unsigned char* bytes) {
+  if constexpr (Done < B) {
+    constexpr int at = (Off + Done) % B;
+    constexpr int aligned = at == 0 ? B : (at & -at);  // the largest power of two dividing p + Done
+    constexpr int rest = B - Done;
+    constexpr int fits = rest >= 16 ? 16 : rest >= 8 ? 8 : rest >= 4 ? 4 : rest >= 2 ? 2 : 1;
+    constexpr int w = aligned < fits ? aligned : fits;
+    typename RawBits<w>::type raw;
+    memcpy(&raw, bytes + Done, w);
+    store_raw(p + Done, raw);
+    store_pieces<B, Off, Done + w>(p, bytes);
+  }
+}
+template <int B, int Element, int... Offsets>
+__device__ inline void store_pieces_at(unsigned char* p, const unsigned char* bytes, int off,
+                                       std::integer_sequence<int, Offsets...>) {
+  ((off == Offsets * Element ? store_pieces<B, Offsets * Element>(p, bytes) : void()), ...);
+}
+template <int N, class T> __device__ inline void store_pack_any_alignment(T* p, const Pack<T, N>& v) {
+  constexpr int B = N * sizeof(T);
+  unsigned char bytes[B];
+  memcpy(bytes, &v, B);
+  const int off = static_cast<int>(reinterpret_cast<uintptr_t>(p) % B);
+  store_pieces_at<B, sizeof(T)>(reinterpret_cast<unsigned char*>(p), bytes, off, std::make_integer_sequence<int, N>{});
+}
+
 // A strided row-major operand: element (r, c) at base + r * row_stride + c.
 struct StridedOperand {
   const void* base;
@@ -98,7 +130,9 @@ struct StridedOperand {
 // per pack is therefore legal for every operand of an op when all operands share that phase on every
 // row: equal base phases and equal stride residues. The widest such N (a power of two, at most 16
 // bytes for the widest operand) is the pack width; rows with any start address or length still use
-// full packs in their interior and element accesses only in their first and last pack.
+// full packs in their interior and element accesses only in their first and last pack. (Where only
+// the output is off the inputs' phase, api.cuh takes the inputs' width and splits the output's accesses:
+// store_pack_any_alignment.)
 inline int common_pack_width(const StridedOperand* operands, size_t count) {
   int widest = 1;
   for (size_t i = 0; i < count; ++i) widest = operands[i].elem_bytes > widest ? operands[i].elem_bytes : widest;
