@@ -324,20 +324,27 @@ inline bool block_rows_take_edge(const RowShape& shape) {
 inline bool cluster_rows_take_edge(const RowShape& shape) { return shape.inputs == 2 && block_rows_take_edge(shape); }
 
 // Outputs off their inputs' packs (another offset from 16 bytes, another stride residue) left every
-// operand an element an access (pack.cuh: common_pack_width). Where only the output does, and its
-// elements are fp32 over fp32 inputs or narrower than the inputs (int8 / fp8), rows longer than warp
-// rows hold in one-element packs (32 lanes of 8) move their inputs in whole packs and each output pack
-// in the widest accesses its address allows (row_io.cuh: kAnyOutAlignment; api.cuh). H200, 256 MiB,
-// `--out-offset 1`, element by element -> split: fp32 softmax 280-16384 columns 61.8-84.6 -> 83.2-92.8 %,
-// 65536 / 131072 58.8 / 35.7 -> 76.9 / 73.7, absmax_scale +1 to +34, fp32 to int8 / fp8 44-64 -> 86-95 %,
-// bf16 to int8 / fp8 27-40 -> 37-57. Warp rows of up to 256 one-element packs ran fp32 rows at 88-94 %,
-// which split stores lost (softmax 160-256 columns 79.5 / 75.9 / 70.6 / 83.7 %). 16-bit outputs (2-byte
-// pieces: bf16 softmax 511 columns 46 -> 36, 16384 38 -> 49) and outputs whose packs were 2 or 4 elements
-// wide (bf16 4 elements off: 86-94 -> 60-70 %) are kept as they were: a pack split over two 16-byte pieces
-// of memory writes twice as many sectors, each partly (docs/perf.md "Outputs off their input's packs").
-inline constexpr int64_t kMinSplitStoreCols = 257;
-inline bool splits_output_stores(int common_pack, int inputs_pack, int max_pack, int64_t cols) {
-  return common_pack == 1 && inputs_pack == max_pack && max_pack > 1 && cols >= kMinSplitStoreCols;
+// operand an element an access (pack.cuh: common_pack_width). Where only the output is, in rows longer
+// than warp rows hold in one-element packs (32 lanes of 8), the packs keep their width (pack.cuh:
+// OutPacks): fp32 inputs keep their packs and split each output pack into the widest accesses its address
+// allows; 16-bit inputs of one operand put the packs on the output and read each input pack as the two
+// aligned pieces of memory that hold it. H200, 256 MiB, `--out-offset 1`, element by element -> split /
+// funneled (docs/perf.md "Outputs off their input's packs"): fp32 softmax 280-16384 columns 61.8-84.6 ->
+// 83.2-92.8 / 57-76 %, 131072 35.7 -> 73.7 / 50.8, fp32 to int8 / fp8 44-64 -> 86-96 / 39-66; bf16 softmax
+// 301-131072 32.5-46.1 -> 33-49 / 57.9-68.0, 262144 13.7 -> 47.2 (funneled), absmax_scale bf16 35-52 ->
+// 66-75 (funneled), bf16 to int8 33-58 -> 37-57 / 50-66. Split into 2-byte pieces, a 16-bit pack writes
+// its sectors twice and partly; funneled, an fp32 pack's two reads and shifts cost more than split
+// stores. Warp rows of up to 256 one-element packs ran fp32 rows at 88-94 %, which split stores lost
+// (softmax 160-256 columns 71-87 %). Outputs whose packs were 2 or 4 elements wide keep them (bf16 4
+// elements off: 86-94 % up to 4096 columns, split 60-70, funneled 58-68).
+inline constexpr int64_t kMinOffOutputPackCols = 257;
+inline OutPacks out_packs_for(int common_pack, int inputs_pack, int max_pack, int64_t cols, int input_elem_bytes,
+                              int inputs) {
+  if (common_pack != 1 || inputs_pack != max_pack || max_pack == 1 || cols < kMinOffOutputPackCols) {
+    return OutPacks::kShared;
+  }
+  if (input_elem_bytes == 4) return OutPacks::kSplitStores;
+  return input_elem_bytes == 2 && inputs == 1 ? OutPacks::kOnOutput : OutPacks::kShared;
 }
 
 // block_smem and two_pass: as many threads as the batch each thread holds allows (a backward batch of

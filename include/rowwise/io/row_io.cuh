@@ -44,25 +44,27 @@
 
 namespace rowwise {
 
-// Strided T input, strided U output, one input per element. kAnyOutAlignment: the output need not share
-// the input's offset from a pack (api.cuh picks the packs by the inputs alone), so packs are stored in
-// the widest accesses their address allows (pack.cuh: store_pack_any_alignment).
-template <class T, class U = T, bool kAnyOutAlignment = false> struct PointerIo {
+// Strided T input, strided U output, one input per element; P: how its packs meet an output off the
+// input's packs (pack.cuh: OutPacks).
+template <class T, class U = T, OutPacks P = OutPacks::kShared> struct PointerIo {
   using Acc = acc_t<T>;
   static constexpr int kInputs = 1;
   const T* x;
   U* y;
   int64_t x_stride, y_stride;
+  const T* x_end = nullptr;  // kOnOutput: past the input's last element (no funneled read passes it)
 
   struct Row {
     const T* x;
     U* y;
+    const T* x_end;
     template <int N> struct Packed {
       typename RawBits<N * sizeof(T)>::type bits;
     };
     template <int N> __device__ Packed<N> load_packed(int64_t col) const {
       Packed<N> p;
-      load_raw(x + col, p.bits);
+      if constexpr (P == OutPacks::kOnOutput && N > 1) p.bits = load_funneled<N>(x + col, x_end);
+      else load_raw(x + col, p.bits);
       return p;
     }
     template <int N> __device__ static Packed<N> pack(const Acc* v) {
@@ -91,19 +93,20 @@ template <class T, class U = T, bool kAnyOutAlignment = false> struct PointerIo 
 #pragma unroll
       for (int i = 0; i < N; ++i) v[i] = load_as_again<Acc>(t.v[i]);
     }
-    template <int N> static constexpr bool kAsyncCopy = kAsyncCopyable<N * sizeof(T)>;
+    template <int N> static constexpr bool kAsyncCopy = P != OutPacks::kOnOutput && kAsyncCopyable<N * sizeof(T)>;
     template <int N> __device__ void copy_async(void* shared, int64_t /*plane_bytes: one operand*/, int64_t col) const {
       rowwise::copy_async<N * sizeof(T)>(shared, x + col);
     }
     template <int N> __device__ int phase() const {
-      return static_cast<int>(reinterpret_cast<uintptr_t>(x) / sizeof(T) % N);
+      if constexpr (P == OutPacks::kOnOutput) return static_cast<int>(reinterpret_cast<uintptr_t>(y) / sizeof(U) % N);
+      else return static_cast<int>(reinterpret_cast<uintptr_t>(x) / sizeof(T) % N);
     }
     // The N-element piece of memory (numbered from address 0) that holds element 0: pack p of the row
     // is piece first_piece + p.
     template <int N> __device__ uintptr_t first_piece() const {
       return reinterpret_cast<uintptr_t>(x) / (N * sizeof(T));
     }
-    __device__ Row opaque() const { return {opaque_address(x), opaque_address(y)}; }
+    __device__ Row opaque() const { return {opaque_address(x), opaque_address(y), x_end}; }
     static constexpr bool kStaged = true;
     using Stored = T;
     using Out = U;
@@ -121,23 +124,23 @@ template <class T, class U = T, bool kAnyOutAlignment = false> struct PointerIo 
     template <int N> __device__ void store(const Acc* src, int64_t col) const {
       Pack<U, N> p;
       store_all_as<U, N>(src, p.v);
-      if constexpr (kAnyOutAlignment && N > 1) store_pack_any_alignment<N>(y + col, p);
+      if constexpr (P == OutPacks::kSplitStores && N > 1) store_pack_any_alignment<N>(y + col, p);
       else store_pack<N>(y + col, p);
     }
   };
-  __device__ Row row(int64_t r) const { return {x + r * x_stride, y + r * y_stride}; }
+  __device__ Row row(int64_t r) const { return {x + r * x_stride, y + r * y_stride, x_end}; }
 };
 
 // PointerIo plus the per-row float written by ops that emit one (abs-max scaling); may be null.
-template <class T, class U, bool kAnyOutAlignment = false> struct RowScaleIo : PointerIo<T, U, kAnyOutAlignment> {
+template <class T, class U, OutPacks P = OutPacks::kShared> struct RowScaleIo : PointerIo<T, U, P> {
   float* row_scale;
   __device__ void store_row_scale(int64_t row, float v) const {
     if (row_scale != nullptr) row_scale[row] = v;
   }
 };
 
-// Gradient ops: strided y and dy in, strided dx out (at any alignment with kAnyOutAlignment, as PointerIo).
-template <class T, bool kAnyOutAlignment = false> struct GradPointerIo {
+// Gradient ops: strided y and dy in, strided dx out (with kSplitStores, dx off their packs: as PointerIo).
+template <class T, bool kSplitStores = false> struct GradPointerIo {
   using Acc = acc_t<T>;
   static constexpr int kInputs = 2;
   using In = GradIn<Acc>;
@@ -150,7 +153,7 @@ template <class T, bool kAnyOutAlignment = false> struct GradPointerIo {
     const T* y;
     const T* dy;
     T* dx;
-    using Half = typename PointerIo<T, T, kAnyOutAlignment>::Row;
+    using Half = typename PointerIo<T, T, kSplitStores ? OutPacks::kSplitStores : OutPacks::kShared>::Row;
     template <int N> struct Packed {
       typename Half::template Packed<N> y, dy;
     };
@@ -218,13 +221,24 @@ template <class T, bool kAnyOutAlignment = false> struct GradPointerIo {
 };
 
 // The same operands with the output stored at any alignment (api.cuh: an output off its inputs' packs).
-template <class T, class U> PointerIo<T, U, true> with_any_out_alignment(const PointerIo<T, U>& io) {
+template <class T, class U> PointerIo<T, U, OutPacks::kSplitStores> with_split_stores(const PointerIo<T, U>& io) {
   return {io.x, io.y, io.x_stride, io.y_stride};
 }
-template <class T, class U> RowScaleIo<T, U, true> with_any_out_alignment(const RowScaleIo<T, U>& io) {
+template <class T, class U>
+RowScaleIo<T, U, OutPacks::kSplitStores> with_split_stores(const RowScaleIo<T, U>& io) {
   return {{io.x, io.y, io.x_stride, io.y_stride}, io.row_scale};
 }
-template <class T> GradPointerIo<T, true> with_any_out_alignment(const GradPointerIo<T>& io) {
+// The same operands with the packs on the output, the input read through funnels (api.cuh); rows of cols
+// elements, the last one at x + (rows - 1) * x_stride.
+template <class T, class U>
+PointerIo<T, U, OutPacks::kOnOutput> with_packs_on_output(const PointerIo<T, U>& io, int64_t rows, int64_t cols) {
+  return {io.x, io.y, io.x_stride, io.y_stride, io.x + (rows - 1) * io.x_stride + cols};
+}
+template <class T, class U>
+RowScaleIo<T, U, OutPacks::kOnOutput> with_packs_on_output(const RowScaleIo<T, U>& io, int64_t rows, int64_t cols) {
+  return {{io.x, io.y, io.x_stride, io.y_stride, io.x + (rows - 1) * io.x_stride + cols}, io.row_scale};
+}
+template <class T> GradPointerIo<T, true> with_split_stores(const GradPointerIo<T>& io) {
   return {io.y, io.dy, io.dx, io.y_stride, io.dy_stride, io.dx_stride};
 }
 

@@ -87,6 +87,13 @@ template <int N, class T> __device__ inline void store_pack(T* p, const Pack<T, 
   store_raw(p, raw);
 }
 
+// How a row's packs meet an output off its inputs' packs (dispatch/strategy.cuh: out_packs_for): kShared,
+// every operand shares the packs' phase (the common pack width, one element if need be); kSplitStores,
+// the packs follow the inputs and each output pack is stored in the widest accesses its address allows
+// (store_pack_any_alignment); kOnOutput, the packs follow the output and each input pack is read as the
+// aligned pieces of memory that hold it (load_funneled).
+enum class OutPacks { kShared, kSplitStores, kOnOutput };
+
 // Stores a pack at p, aligned to its element but maybe not to the pack (an output off its input's
 // packs: io/row_io.cuh), in the widest accesses p allows: 16-bit packs one element off 16 bytes take 4
 // (2 + 4 + 8 + 2 bytes) where element by element took 8, and their loads stay whole. Bytes [Done, B)
@@ -118,6 +125,56 @@ template <int N, class T> __device__ inline void store_pack_any_alignment(T* p, 
   store_pieces_at<B, sizeof(T)>(reinterpret_cast<unsigned char*>(p), bytes, off, std::make_integer_sequence<int, N>{});
 }
 
+// The bytes [k, k + 16) of lo and hi laid end to end (k < 16): whole words first (by 2, then 1), then
+// the bytes left across word pairs.
+__device__ inline uint4 funnel_bytes(const uint4& lo, const uint4& hi, int k) {
+  const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  unsigned t[6], u[5];
+#pragma unroll
+  for (int i = 0; i < 6; ++i) t[i] = (k & 8) ? w[i + 2] : w[i];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) u[i] = (k & 4) ? t[i + 1] : t[i];
+  const unsigned bits = (k & 3) * 8;
+  return {__funnelshift_r(u[0], u[1], bits), __funnelshift_r(u[1], u[2], bits),
+          __funnelshift_r(u[2], u[3], bits), __funnelshift_r(u[3], u[4], bits)};
+}
+__device__ inline uint2 funnel_bytes(const uint2& lo, const uint2& hi, int k) {
+  const unsigned w[4] = {lo.x, lo.y, hi.x, hi.y};
+  unsigned u[3];
+#pragma unroll
+  for (int i = 0; i < 3; ++i) u[i] = (k & 4) ? w[i + 1] : w[i];
+  const unsigned bits = (k & 3) * 8;
+  return {__funnelshift_r(u[0], u[1], bits), __funnelshift_r(u[1], u[2], bits)};
+}
+__device__ inline unsigned funnel_bytes(unsigned lo, unsigned hi, int k) { return __funnelshift_r(lo, hi, k * 8); }
+
+// The N elements at p (aligned to one, maybe not to the N): where p is off N-element boundaries, the two
+// aligned N-element pieces of memory that hold them, funneled (an input off its output's packs:
+// OutPacks::kOnOutput). The second piece reaches up to N - 1 elements past them: a pack whose piece would
+// pass `end` is read element by element.
+template <int N, class T> __device__ inline typename RawBits<N * sizeof(T)>::type load_funneled(const T* p, const T* end) {
+  constexpr int B = N * sizeof(T);
+  using Raw = typename RawBits<B>::type;
+  const int k = static_cast<int>(reinterpret_cast<uintptr_t>(p) % B);
+  Raw r;
+  if (k == 0) {
+    load_raw(p, r);
+    return r;
+  }
+  const unsigned char* base = reinterpret_cast<const unsigned char*>(p) - k;
+  if (base + 2 * B > reinterpret_cast<const unsigned char*>(end)) {
+    Pack<T, N> v;
+#pragma unroll
+    for (int i = 0; i < N; ++i) v.v[i] = p[i];
+    memcpy(&r, &v, B);
+    return r;
+  }
+  Raw lo, hi;
+  load_raw(base, lo);
+  load_raw(base + B, hi);
+  return funnel_bytes(lo, hi, k);
+}
+
 // A strided row-major operand: element (r, c) at base + r * row_stride + c.
 struct StridedOperand {
   const void* base;
@@ -131,8 +188,7 @@ struct StridedOperand {
 // row: equal base phases and equal stride residues. The widest such N (a power of two, at most 16
 // bytes for the widest operand) is the pack width; rows with any start address or length still use
 // full packs in their interior and element accesses only in their first and last pack. (Where only
-// the output is off the inputs' phase, api.cuh takes the inputs' width and splits the output's accesses:
-// store_pack_any_alignment.)
+// the output is off the inputs' phase, the packs may keep their width another way: OutPacks.)
 inline int common_pack_width(const StridedOperand* operands, size_t count) {
   int widest = 1;
   for (size_t i = 0; i < count; ++i) widest = operands[i].elem_bytes > widest ? operands[i].elem_bytes : widest;
