@@ -117,6 +117,7 @@ template <class T, class U = T, OutPacks P = OutPacks::kShared> struct PointerIo
       load_staged_run<M>(rows[0], j, v);
     }
     template <int N> __device__ void load(Acc* dst, int64_t col) const {
+      static_assert(P != OutPacks::kOnOutput || N == 1, "packs on the output: inputs load_packed (funneled)");
       const Pack<T, N> p = load_pack<N>(x + col);
 #pragma unroll
       for (int i = 0; i < N; ++i) dst[i] = load_as<Acc>(p.v[i]);

@@ -151,9 +151,12 @@ __device__ inline unsigned funnel_bytes(unsigned lo, unsigned hi, int k) { retur
 // The N elements at p (aligned to one, maybe not to the N): where p is off N-element boundaries, the two
 // aligned N-element pieces of memory that hold them, funneled (an input off its output's packs:
 // OutPacks::kOnOutput). The second piece reaches up to N - 1 elements past them: a pack whose piece would
-// pass `end` is read element by element.
-template <int N, class T> __device__ inline typename RawBits<N * sizeof(T)>::type load_funneled(const T* p, const T* end) {
+// pass `end` is read element by element. The pieces' other bytes (which may be another operand's) are
+// dropped.
+template <int N, class T>
+__device__ inline typename RawBits<N * sizeof(T)>::type load_funneled(const T* p, const T* end) {
   constexpr int B = N * sizeof(T);
+  static_assert(B >= 4, "funnel_bytes shifts 32-bit words");
   using Raw = typename RawBits<B>::type;
   const int k = static_cast<int>(reinterpret_cast<uintptr_t>(p) % B);
   Raw r;
