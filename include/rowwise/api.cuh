@@ -148,11 +148,10 @@ inline bool operands_ok(int64_t rows, int64_t cols, std::initializer_list<Stride
 
 // The rows whose kernels are compiled for an output off their inputs' packs (dispatch/strategy.cuh:
 // out_packs_for; the others keep the common pack): split stores for fp32 inputs (fp32, int8 or fp8
-// outputs, the gradients' dx), the packs on the output for 16-bit inputs of one operand.
+// outputs, the gradients' dx), the packs on the output for 16-bit inputs.
 template <class RowIo>
 inline constexpr bool kSplitsOutputStores = sizeof(typename RowIo::Stored) == 4 && sizeof(typename RowIo::Out) <= 4;
-template <class Io>
-inline constexpr bool kFunnelsInputs = Io::kInputs == 1 && sizeof(typename Io::Row::Stored) == 2;
+template <class RowIo> inline constexpr bool kFunnelsInputs = sizeof(typename RowIo::Stored) == 2;
 
 // Validates strided operands (the first input sets the phase), picks the pack width, launches Op.
 template <class Op, int MaxPack, class Io>
@@ -174,8 +173,7 @@ cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::init
                                    reinterpret_cast<uintptr_t>(output.base) % kMaxPackBytes ==
                                        reinterpret_cast<uintptr_t>(last_input.base) % kMaxPackBytes;
   const int pack = common_pack_width(all.data(), count);
-  const OutPacks out_packs = out_packs_for(pack, common_pack_width(inputs), MaxPack, cols, all[0].elem_bytes,
-                                           static_cast<int>(inputs.size()));
+  const OutPacks out_packs = out_packs_for(pack, common_pack_width(inputs), MaxPack, cols, all[0].elem_bytes);
   if constexpr (kSplitsOutputStores<typename Io::Row>) {
     if (out_packs == OutPacks::kSplitStores) {
       const int64_t max_packs = max_packs_for(inputs.begin(), inputs.size(), cols, MaxPack);
@@ -183,7 +181,7 @@ cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::init
                                             max_packs, contiguous, out_like_last_input, options, stream, workspace);
     }
   }
-  if constexpr (kFunnelsInputs<Io>) {
+  if constexpr (kFunnelsInputs<typename Io::Row>) {
     if (out_packs == OutPacks::kOnOutput) {
       const int64_t max_packs = max_packs_for(outputs.begin(), 1, cols, MaxPack);
       return run_rows<Op, MaxPack, MaxPack>(with_packs_on_output(io, rows, cols), rows, cols, MaxPack,

@@ -744,20 +744,18 @@ TEST(Dispatch, ClusterRowsOf16BitGradientsWithPartialPacksTakeTheEdge) {
 
 // Outputs off their inputs' packs keep the packs' width only where the common pack fell to one element,
 // the inputs alone keep the widest, and rows pass kMinOffOutputPackCols: split stores for fp32 inputs,
-// packs on the output for 16-bit inputs of one operand.
+// packs on the output for 16-bit inputs.
 TEST(Dispatch, OutputsOffTheInputsPacksKeepTheirWidthInLongEnoughRows) {
   using rowwise::kMinOffOutputPackCols;
   using rowwise::OutPacks;
   using rowwise::out_packs_for;
-  EXPECT_EQ(out_packs_for(1, 4, 4, kMinOffOutputPackCols, 4, 1), OutPacks::kSplitStores);
-  EXPECT_EQ(out_packs_for(1, 4, 4, 131072, 4, 2), OutPacks::kSplitStores);  // fp32 gradients
-  EXPECT_EQ(out_packs_for(1, 8, 8, 131072, 2, 1), OutPacks::kOnOutput);
-  EXPECT_EQ(out_packs_for(1, 8, 8, 131072, 2, 2), OutPacks::kShared);   // 16-bit gradients: not built
-  EXPECT_EQ(out_packs_for(1, 2, 2, 131072, 8, 1), OutPacks::kShared);   // doubles: not measured
-  EXPECT_EQ(out_packs_for(1, 4, 4, kMinOffOutputPackCols - 1, 4, 1), OutPacks::kShared);  // warp rows
-  EXPECT_EQ(out_packs_for(2, 4, 4, 4096, 4, 1), OutPacks::kShared);  // output packs of two elements stay
-  EXPECT_EQ(out_packs_for(4, 8, 8, 4096, 2, 1), OutPacks::kShared);  // and of four
-  EXPECT_EQ(out_packs_for(1, 2, 4, 4096, 4, 2), OutPacks::kShared);  // the inputs themselves off each other
+  EXPECT_EQ(out_packs_for(1, 4, 4, kMinOffOutputPackCols, 4), OutPacks::kSplitStores);
+  EXPECT_EQ(out_packs_for(1, 8, 8, 131072, 2), OutPacks::kOnOutput);
+  EXPECT_EQ(out_packs_for(1, 2, 2, 131072, 8), OutPacks::kShared);  // doubles: not measured
+  EXPECT_EQ(out_packs_for(1, 4, 4, kMinOffOutputPackCols - 1, 4), OutPacks::kShared);  // warp rows
+  EXPECT_EQ(out_packs_for(2, 4, 4, 4096, 4), OutPacks::kShared);  // output packs of two elements stay
+  EXPECT_EQ(out_packs_for(4, 8, 8, 4096, 2), OutPacks::kShared);  // and of four
+  EXPECT_EQ(out_packs_for(1, 2, 4, 4096, 4), OutPacks::kShared);  // the inputs themselves off each other
 }
 
 // What every split plan must satisfy: the held pieces and streamed tails cover the row, none wider

@@ -327,8 +327,8 @@ inline bool cluster_rows_take_edge(const RowShape& shape) { return shape.inputs 
 // operand an element an access (pack.cuh: common_pack_width). Where only the output is, in rows longer
 // than warp rows hold in one-element packs (32 lanes of 8), the packs keep their width (pack.cuh:
 // OutPacks): fp32 inputs keep their packs and split each output pack into the widest accesses its address
-// allows; 16-bit inputs of one operand put the packs on the output and read each input pack as the two
-// aligned pieces of memory that hold it. H200, 256 MiB, `--out-offset 1`, element by element -> split /
+// allows; 16-bit inputs (one, or a gradient's y and dy) put the packs on the output and read each input
+// pack as the two aligned pieces of memory that hold it. H200, 256 MiB, `--out-offset 1`, element by element -> split /
 // funneled (docs/perf.md "Outputs off their input's packs"): fp32 softmax 280-16384 columns 61.8-84.6 ->
 // 83.2-92.8 / 57-76 %, 131072 35.7 -> 73.7 / 50.8, fp32 to int8 / fp8 44-64 -> 86-96 / 39-66; bf16 softmax
 // 301-131072 32.5-46.1 -> 33-49 / 57.9-68.0, 262144 13.7 -> 47.2 (funneled), absmax_scale bf16 35-52 ->
@@ -338,13 +338,12 @@ inline bool cluster_rows_take_edge(const RowShape& shape) { return shape.inputs 
 // (softmax 160-256 columns 71-87 %). Outputs whose packs were 2 or 4 elements wide keep them (bf16 4
 // elements off: 86-94 % up to 4096 columns, split 60-70, funneled 58-68).
 inline constexpr int64_t kMinOffOutputPackCols = 257;
-inline OutPacks out_packs_for(int common_pack, int inputs_pack, int max_pack, int64_t cols, int input_elem_bytes,
-                              int inputs) {
+inline OutPacks out_packs_for(int common_pack, int inputs_pack, int max_pack, int64_t cols, int input_elem_bytes) {
   if (common_pack != 1 || inputs_pack != max_pack || max_pack == 1 || cols < kMinOffOutputPackCols) {
     return OutPacks::kShared;
   }
   if (input_elem_bytes == 4) return OutPacks::kSplitStores;
-  return input_elem_bytes == 2 && inputs == 1 ? OutPacks::kOnOutput : OutPacks::kShared;
+  return input_elem_bytes == 2 ? OutPacks::kOnOutput : OutPacks::kShared;
 }
 
 // block_smem and two_pass: as many threads as the batch each thread holds allows (a backward batch of

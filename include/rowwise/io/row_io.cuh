@@ -140,8 +140,8 @@ template <class T, class U, OutPacks P = OutPacks::kShared> struct RowScaleIo : 
   }
 };
 
-// Gradient ops: strided y and dy in, strided dx out (with kSplitStores, dx off their packs: as PointerIo).
-template <class T, bool kSplitStores = false> struct GradPointerIo {
+// Gradient ops: strided y and dy in, strided dx out; P as PointerIo's (y and dy share their packs).
+template <class T, OutPacks P = OutPacks::kShared> struct GradPointerIo {
   using Acc = acc_t<T>;
   static constexpr int kInputs = 2;
   using In = GradIn<Acc>;
@@ -149,17 +149,26 @@ template <class T, bool kSplitStores = false> struct GradPointerIo {
   const T* dy;
   T* dx;
   int64_t y_stride, dy_stride, dx_stride;
+  const T* y_end = nullptr;  // kOnOutput: past y's and dy's last elements (PointerIo::x_end)
+  const T* dy_end = nullptr;
 
   struct Row {
     const T* y;
     const T* dy;
     T* dx;
-    using Half = typename PointerIo<T, T, kSplitStores ? OutPacks::kSplitStores : OutPacks::kShared>::Row;
+    const T* y_end;
+    const T* dy_end;
+    using Half = typename PointerIo<T, T, P>::Row;  // an input (x) or the output (y) alone
     template <int N> struct Packed {
       typename Half::template Packed<N> y, dy;
     };
-    template <int N> __device__ int phase() const { return Half{y, nullptr}.template phase<N>(); }
-    __device__ Row opaque() const { return {opaque_address(y), opaque_address(dy), opaque_address(dx)}; }
+    template <int N> __device__ int phase() const {
+      if constexpr (P == OutPacks::kOnOutput) return Half{nullptr, dx, nullptr}.template phase<N>();
+      else return Half{y, nullptr, nullptr}.template phase<N>();
+    }
+    __device__ Row opaque() const {
+      return {opaque_address(y), opaque_address(dy), opaque_address(dx), y_end, dy_end};
+    }
     static constexpr bool kStaged = true;
     using Stored = T;
     using Out = T;
@@ -177,16 +186,17 @@ template <class T, bool kSplitStores = false> struct GradPointerIo {
     }
     template <int N> __device__ void load(In* dst, int64_t col) const {
       Acc ys[N], dys[N];
-      Half{y, nullptr}.template load<N>(ys, col);
-      Half{dy, nullptr}.template load<N>(dys, col);
+      Half{y, nullptr, y_end}.template load<N>(ys, col);
+      Half{dy, nullptr, dy_end}.template load<N>(dys, col);
 #pragma unroll
       for (int i = 0; i < N; ++i) dst[i] = {ys[i], dys[i]};
     }
     template <int N> __device__ void store(const Acc* src, int64_t col) const {
-      Half{nullptr, dx}.template store<N>(src, col);
+      Half{nullptr, dx, nullptr}.template store<N>(src, col);
     }
     template <int N> __device__ Packed<N> load_packed(int64_t col) const {
-      return {Half{y, nullptr}.template load_packed<N>(col), Half{dy, nullptr}.template load_packed<N>(col)};
+      return {Half{y, nullptr, y_end}.template load_packed<N>(col),
+              Half{dy, nullptr, dy_end}.template load_packed<N>(col)};
     }
     template <int N> __device__ static Packed<N> pack(const In* v) {
       Acc ys[N], dys[N];
@@ -214,11 +224,13 @@ template <class T, bool kSplitStores = false> struct GradPointerIo {
     }
     template <int N> static constexpr bool kAsyncCopy = Half::template kAsyncCopy<N>;
     template <int N> __device__ void copy_async(void* shared, int64_t plane_bytes, int64_t col) const {
-      Half{y, nullptr}.template copy_async<N>(shared, 0, col);
-      Half{dy, nullptr}.template copy_async<N>(static_cast<unsigned char*>(shared) + plane_bytes, 0, col);
+      Half{y, nullptr, nullptr}.template copy_async<N>(shared, 0, col);
+      Half{dy, nullptr, nullptr}.template copy_async<N>(static_cast<unsigned char*>(shared) + plane_bytes, 0, col);
     }
   };
-  __device__ Row row(int64_t r) const { return {y + r * y_stride, dy + r * dy_stride, dx + r * dx_stride}; }
+  __device__ Row row(int64_t r) const {
+    return {y + r * y_stride, dy + r * dy_stride, dx + r * dx_stride, y_end, dy_end};
+  }
 };
 
 // The same operands with the output stored at any alignment (api.cuh: an output off its inputs' packs).
@@ -239,8 +251,13 @@ template <class T, class U>
 RowScaleIo<T, U, OutPacks::kOnOutput> with_packs_on_output(const RowScaleIo<T, U>& io, int64_t rows, int64_t cols) {
   return {{io.x, io.y, io.x_stride, io.y_stride, io.x + (rows - 1) * io.x_stride + cols}, io.row_scale};
 }
-template <class T> GradPointerIo<T, true> with_split_stores(const GradPointerIo<T>& io) {
+template <class T> GradPointerIo<T, OutPacks::kSplitStores> with_split_stores(const GradPointerIo<T>& io) {
   return {io.y, io.dy, io.dx, io.y_stride, io.dy_stride, io.dx_stride};
+}
+template <class T>
+GradPointerIo<T, OutPacks::kOnOutput> with_packs_on_output(const GradPointerIo<T>& io, int64_t rows, int64_t cols) {
+  return {io.y,         io.dy,         io.dx, io.y_stride, io.dy_stride, io.dx_stride,
+          io.y + (rows - 1) * io.y_stride + cols, io.dy + (rows - 1) * io.dy_stride + cols};
 }
 
 // Adapts user Load/Store functors with the OneFlow-style interface (load<N>(dst, row, col),
