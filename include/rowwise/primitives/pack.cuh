@@ -95,8 +95,8 @@ template <int N, class T> __device__ inline void store_pack(T* p, const Pack<T, 
 enum class OutPacks { kShared, kSplitStores, kOnOutput };
 
 // Stores a pack at p, aligned to its element but maybe not to the pack (an output off its input's
-// packs: io/row_io.cuh), in the widest accesses p allows: 16-bit packs one element off 16 bytes take 4
-// (2 + 4 + 8 + 2 bytes) where element by element took 8, and their loads stay whole. Bytes [Done, B)
+// packs: OutPacks::kSplitStores), in the widest accesses p allows: an fp32 pack one element off 16 bytes
+// takes 3 (4 + 8 + 4 bytes) where element by element took 4, and its loads stay whole. Bytes [Done, B)
 // go at p + Done, whose offset from B bytes is (Off + Done) % B.
 template <int B, int Off, int Done = 0>
 __device__ inline void store_pieces(unsigned char* p, const unsigned char* bytes) {
@@ -138,25 +138,16 @@ __device__ inline uint4 funnel_bytes(const uint4& lo, const uint4& hi, int k) {
   return {__funnelshift_r(u[0], u[1], bits), __funnelshift_r(u[1], u[2], bits),
           __funnelshift_r(u[2], u[3], bits), __funnelshift_r(u[3], u[4], bits)};
 }
-__device__ inline uint2 funnel_bytes(const uint2& lo, const uint2& hi, int k) {
-  const unsigned w[4] = {lo.x, lo.y, hi.x, hi.y};
-  unsigned u[3];
-#pragma unroll
-  for (int i = 0; i < 3; ++i) u[i] = (k & 4) ? w[i + 1] : w[i];
-  const unsigned bits = (k & 3) * 8;
-  return {__funnelshift_r(u[0], u[1], bits), __funnelshift_r(u[1], u[2], bits)};
-}
-__device__ inline unsigned funnel_bytes(unsigned lo, unsigned hi, int k) { return __funnelshift_r(lo, hi, k * 8); }
 
-// The N elements at p (aligned to one, maybe not to the N): where p is off N-element boundaries, the two
-// aligned N-element pieces of memory that hold them, funneled (an input off its output's packs:
-// OutPacks::kOnOutput). The second piece reaches up to N - 1 elements past them: a pack whose piece would
-// pass `end` is read element by element. The pieces' other bytes (which may be another operand's) are
-// dropped.
+// The N elements at p, a 16-byte pack aligned to one element, maybe not to 16 bytes: where p is off them,
+// the two aligned 16-byte pieces of memory that hold the pack, funneled (an input off its output's packs:
+// OutPacks::kOnOutput, which takes 16-byte packs only). The second piece reaches up to 15 bytes past the
+// pack: a pack whose piece would pass `end` is read element by element. The pieces' other bytes (which
+// may be another operand's) are dropped.
 template <int N, class T>
 __device__ inline typename RawBits<N * sizeof(T)>::type load_funneled(const T* p, const T* end) {
   constexpr int B = N * sizeof(T);
-  static_assert(B >= 4, "funnel_bytes shifts 32-bit words");
+  static_assert(B == kMaxPackBytes, "funnel_bytes takes 16-byte pieces");
   using Raw = typename RawBits<B>::type;
   const int k = static_cast<int>(reinterpret_cast<uintptr_t>(p) % B);
   Raw r;
