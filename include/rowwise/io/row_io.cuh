@@ -102,7 +102,8 @@ template <class T, class U = T, OutPacks P = OutPacks::kShared> struct PointerIo
       else return static_cast<int>(reinterpret_cast<uintptr_t>(x) / sizeof(T) % N);
     }
     // The N-element piece of memory (numbered from address 0) that holds element 0: pack p of the row
-    // is piece first_piece + p.
+    // is piece first_piece + p (where the packs follow the input: not kOnOutput, whose 16-bit rows never
+    // ask, kWarpLanesOnLines).
     template <int N> __device__ uintptr_t first_piece() const {
       return reinterpret_cast<uintptr_t>(x) / (N * sizeof(T));
     }
