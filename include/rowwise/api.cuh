@@ -177,16 +177,17 @@ cudaError_t run_strided_rows(const Io& io, int64_t rows, int64_t cols, std::init
   if constexpr (kSplitsOutputStores<typename Io::Row>) {
     if (out_packs == OutPacks::kSplitStores) {
       const int64_t max_packs = max_packs_for(inputs.begin(), inputs.size(), cols, MaxPack);
-      return run_rows<Op, MaxPack, MaxPack>(with_split_stores(io), rows, cols, MaxPack, all[0].elem_bytes,
-                                            max_packs, contiguous, out_like_last_input, options, stream, workspace);
+      return run_rows<Op, MaxPack, MaxPack>(with_out_packs<OutPacks::kSplitStores>(io, rows, cols), rows, cols,
+                                            MaxPack, all[0].elem_bytes, max_packs, contiguous, out_like_last_input,
+                                            options, stream, workspace);
     }
   }
   if constexpr (kFunnelsInputs<typename Io::Row>) {
     if (out_packs == OutPacks::kOnOutput) {
       const int64_t max_packs = max_packs_for(outputs.begin(), 1, cols, MaxPack);
-      return run_rows<Op, MaxPack, MaxPack>(with_packs_on_output(io, rows, cols), rows, cols, MaxPack,
-                                            all[0].elem_bytes, max_packs, contiguous, out_like_last_input, options,
-                                            stream, workspace);
+      return run_rows<Op, MaxPack, MaxPack>(with_out_packs<OutPacks::kOnOutput>(io, rows, cols), rows, cols,
+                                            MaxPack, all[0].elem_bytes, max_packs, contiguous, out_like_last_input,
+                                            options, stream, workspace);
     }
   }
   const int64_t max_packs = max_packs_for(all.data(), count, cols, pack);

@@ -52,7 +52,7 @@ template <class T, class U = T, OutPacks P = OutPacks::kShared> struct PointerIo
   const T* x;
   U* y;
   int64_t x_stride, y_stride;
-  const T* x_end = nullptr;  // kOnOutput: past the input's last element (no funneled read passes it)
+  const T* x_end = nullptr;  // past the input's last element: kOnOutput's funneled reads stop there
 
   struct Row {
     const T* x;
@@ -234,29 +234,18 @@ template <class T, OutPacks P = OutPacks::kShared> struct GradPointerIo {
   }
 };
 
-// The same operands with the output stored at any alignment (api.cuh: an output off its inputs' packs).
-template <class T, class U> PointerIo<T, U, OutPacks::kSplitStores> with_split_stores(const PointerIo<T, U>& io) {
-  return {io.x, io.y, io.x_stride, io.y_stride};
-}
-template <class T, class U>
-RowScaleIo<T, U, OutPacks::kSplitStores> with_split_stores(const RowScaleIo<T, U>& io) {
-  return {{io.x, io.y, io.x_stride, io.y_stride}, io.row_scale};
-}
-// The same operands with the packs on the output, the input read through funnels (api.cuh); rows of cols
-// elements, the last one at x + (rows - 1) * x_stride.
-template <class T, class U>
-PointerIo<T, U, OutPacks::kOnOutput> with_packs_on_output(const PointerIo<T, U>& io, int64_t rows, int64_t cols) {
+// The same operands with packs of kind Q (api.cuh: an output off its inputs' packs); rows of cols
+// elements, the last one (rows - 1) strides on, where kOnOutput's funneled reads stop.
+template <OutPacks Q, class T, class U>
+PointerIo<T, U, Q> with_out_packs(const PointerIo<T, U>& io, int64_t rows, int64_t cols) {
   return {io.x, io.y, io.x_stride, io.y_stride, io.x + (rows - 1) * io.x_stride + cols};
 }
-template <class T, class U>
-RowScaleIo<T, U, OutPacks::kOnOutput> with_packs_on_output(const RowScaleIo<T, U>& io, int64_t rows, int64_t cols) {
-  return {{io.x, io.y, io.x_stride, io.y_stride, io.x + (rows - 1) * io.x_stride + cols}, io.row_scale};
+template <OutPacks Q, class T, class U>
+RowScaleIo<T, U, Q> with_out_packs(const RowScaleIo<T, U>& io, int64_t rows, int64_t cols) {
+  return {with_out_packs<Q>(static_cast<const PointerIo<T, U>&>(io), rows, cols), io.row_scale};
 }
-template <class T> GradPointerIo<T, OutPacks::kSplitStores> with_split_stores(const GradPointerIo<T>& io) {
-  return {io.y, io.dy, io.dx, io.y_stride, io.dy_stride, io.dx_stride};
-}
-template <class T>
-GradPointerIo<T, OutPacks::kOnOutput> with_packs_on_output(const GradPointerIo<T>& io, int64_t rows, int64_t cols) {
+template <OutPacks Q, class T>
+GradPointerIo<T, Q> with_out_packs(const GradPointerIo<T>& io, int64_t rows, int64_t cols) {
   return {io.y,         io.dy,         io.dx, io.y_stride, io.dy_stride, io.dx_stride,
           io.y + (rows - 1) * io.y_stride + cols, io.dy + (rows - 1) * io.dy_stride + cols};
 }
