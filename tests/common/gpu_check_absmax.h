@@ -44,9 +44,11 @@ template <class T, class U> const std::vector<Layout>& absmax_layouts() {
   return layouts;
 }
 
-template <class T, class U>
-CaseReport check_absmax_case(int64_t rows, int64_t cols, Values values, const Layout& layout, bool with_scale,
-                             rowwise::Options options, uint64_t seed) {
+// launch(x, y, row_scale, x_stride, y_stride) runs the op on the device rows (row_scale null unless
+// with_scale).
+template <class T, class U, class Launch>
+CaseReport check_absmax_launch(int64_t rows, int64_t cols, Values values, const Layout& layout, bool with_scale,
+                               uint64_t seed, Launch&& launch) {
   constexpr Quant q = quant_of<U>();
   CaseReport report;
   Guarded<T> x(Geometry::of(rows, cols, layout.in[0]));
@@ -62,8 +64,7 @@ CaseReport check_absmax_case(int64_t rows, int64_t cols, Values values, const La
   if (!in_place) RW_CUDA_OK(y->upload());
   RW_CUDA_OK(scale.upload());
 
-  if (!launched(rowwise::absmax_scale<T, U>(x.rows(), y->rows(), with_scale ? scale.rows() : nullptr, rows, cols,
-                                            x.geo.stride, y->geo.stride, 0, options),
+  if (!launched(launch(x.rows(), y->rows(), with_scale ? scale.rows() : nullptr, x.geo.stride, y->geo.stride),
                 report))
     return report;
   RW_CUDA_OK(cudaDeviceSynchronize());
@@ -91,6 +92,15 @@ CaseReport check_absmax_case(int64_t rows, int64_t cols, Values values, const La
   }, report);
   if (!in_place) RW_CUDA_OK(expect_unchanged(x, "x", report));
   return report;
+}
+
+template <class T, class U>
+CaseReport check_absmax_case(int64_t rows, int64_t cols, Values values, const Layout& layout, bool with_scale,
+                             rowwise::Options options, uint64_t seed) {
+  return check_absmax_launch<T, U>(rows, cols, values, layout, with_scale, seed,
+                                   [&](const T* x, U* y, float* scale, int64_t xs, int64_t ys) {
+                                     return rowwise::absmax_scale<T, U>(x, y, scale, rows, cols, xs, ys, 0, options);
+                                   });
 }
 
 }  // namespace rowwise_test

@@ -24,9 +24,10 @@ inline const std::vector<Layout>& backward_layouts() {
   return layouts;
 }
 
-template <class T>
-CaseReport check_backward_case(GradOp op, int64_t rows, int64_t cols, Values values, const Layout& layout,
-                               rowwise::Options options, uint64_t seed) {
+// launch(y, dy, dx, y_stride, dy_stride, dx_stride) runs the op on the device rows.
+template <class T, class Launch>
+CaseReport check_backward_launch(GradOp op, int64_t rows, int64_t cols, Values values, const Layout& layout,
+                                 uint64_t seed, Launch&& launch) {
   CaseReport report;
   Guarded<T> y(Geometry::of(rows, cols, layout.in[0])), dy(Geometry::of(rows, cols, layout.in[1])),
       dx_own(Geometry::of(rows, cols, layout.out));
@@ -42,9 +43,7 @@ CaseReport check_backward_case(GradOp op, int64_t rows, int64_t cols, Values val
   RW_CUDA_OK(dy.upload());
   if (&dx == &dx_own) RW_CUDA_OK(dx.upload());
 
-  if (!launched(call_backward<T>(op, y.rows(), dy.rows(), dx.rows(), rows, cols, y.geo.stride, dy.geo.stride,
-                                 dx.geo.stride, options),
-                report))
+  if (!launched(launch(y.rows(), dy.rows(), dx.rows(), y.geo.stride, dy.geo.stride, dx.geo.stride), report))
     return report;
   RW_CUDA_OK(cudaDeviceSynchronize());
 
@@ -59,6 +58,15 @@ CaseReport check_backward_case(GradOp op, int64_t rows, int64_t cols, Values val
   if (&dx != &y) RW_CUDA_OK(expect_unchanged(y, "y", report));
   if (&dx != &dy) RW_CUDA_OK(expect_unchanged(dy, "dy", report));
   return report;
+}
+
+template <class T>
+CaseReport check_backward_case(GradOp op, int64_t rows, int64_t cols, Values values, const Layout& layout,
+                               rowwise::Options options, uint64_t seed) {
+  return check_backward_launch<T>(op, rows, cols, values, layout, seed,
+                                  [&](const T* y, const T* dy, T* dx, int64_t ys, int64_t dys, int64_t dxs) {
+                                    return call_backward<T>(op, y, dy, dx, rows, cols, ys, dys, dxs, options);
+                                  });
 }
 
 }  // namespace rowwise_test

@@ -1,5 +1,6 @@
 """The PyTorch layer on a GPU: every op and dtype against PyTorch in float64, autograd (gradcheck in
-float64), torch.compile(fullgraph=True), dims other than the last, non-contiguous tensors, streams."""
+float64), torch.compile(fullgraph=True), CUDA graphs, dims other than the last, non-contiguous tensors,
+streams."""
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -176,6 +177,31 @@ def test_runs_on_the_current_stream():
         z = y * 1  # queued behind the softmax on the same stream
     side.synchronize()
     assert_close(z, torch.softmax(x.double(), -1), torch.float32)
+
+
+# A decode row (cluster), short rows (warp) and ragged rows longer than a cluster holds (split: its
+# workspace from the pool, allocation nodes in the graph).
+@pytest.mark.parametrize("shape", [(1, 131072), (64, 1000), (2, 600001)])
+def test_replays_in_a_cuda_graph(shape):
+    """Captured by torch.cuda.graph (global capture mode: nothing that synchronizes may run) and
+    replayed on new inputs, as an engine runs a decode step: the replay's outputs are the eager calls'."""
+    x = randn(shape, torch.bfloat16)
+    dy = randn(shape, torch.bfloat16, scale=1.0, seed=1)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        y = rowwise.softmax(x)
+        logp = rowwise.log_softmax(x)
+        dx = rowwise.softmax_backward(y, dy)
+        q, scales = rowwise.absmax_scale(x, torch.int8)
+    x.copy_(randn(shape, torch.bfloat16, seed=2))
+    dy.copy_(randn(shape, torch.bfloat16, scale=1.0, seed=3))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert_close(y, torch.softmax(x.double(), -1), torch.bfloat16)
+    eager_y = rowwise.softmax(x)
+    for got, want in [(y, eager_y), (logp, rowwise.log_softmax(x)), (dx, rowwise.softmax_backward(eager_y, dy)),
+                      (q, rowwise.absmax_scale(x, torch.int8)[0]), (scales, rowwise.absmax_scale(x, torch.int8)[1])]:
+        torch.testing.assert_close(got, want, atol=0, rtol=0)
 
 
 def test_torch_compile_fullgraph():
