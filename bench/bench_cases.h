@@ -116,6 +116,10 @@ struct Config {
   // Outputs start this many elements past their buffers' alignment, inputs on it: a 16-bit output then
   // sits off its input's offset from 16 bytes, as a view's may.
   int out_offset = 0;
+  // Each timed sample: one launch between its own pair of events, or a CUDA graph of a case's launches
+  // (graph_launches in device_timing.cuh) replayed between one pair and divided by them: how a decode
+  // loop captured in a graph runs, without the ~3 us that an event pair adds to a launch of a few.
+  bool graph_timing = false;
   std::string json_path;
   std::string csv_path;
 };

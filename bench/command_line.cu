@@ -34,6 +34,9 @@ void print_usage(std::FILE* out) {
                "  --fp64             add fp64 to the cols sweep's dtypes\n"
                "  --out-offset E     outputs start E elements (1-15) past their buffers' alignment, inputs\n"
                "                     on it (the seed baselines: n/a)\n"
+               "  --timing T         events (default: each launch between its own pair of events) or\n"
+               "                     graph (the case's launches captured in a CUDA graph, a replay timed\n"
+               "                     and divided by its launches)\n"
                "  --json FILE        write results as JSON\n"
                "  --csv FILE         write results as CSV\n"
                "  --help             this text\n"
@@ -156,6 +159,10 @@ Config parse_args(int argc, char** argv) {
       const int64_t offset = parse_positive(flag, value(), false);
       if (offset > 15) usage_error("--out-offset: at most 15");
       cfg.out_offset = static_cast<int>(offset);
+    } else if (flag == "--timing") {
+      const std::string timing = value();
+      if (timing != "events" && timing != "graph") usage_error("--timing: events or graph, not '" + timing + "'");
+      cfg.graph_timing = timing == "graph";
     } else if (flag == "--json") {
       cfg.json_path = value();
     } else if (flag == "--csv") {

@@ -90,6 +90,48 @@ template <class Enqueue> double median_event_ms(int iters, Enqueue&& enqueue) {
   return median(ms);
 }
 
+// Launches a timed graph holds: at least a case's buffer copies (each replay uses every copy once), and
+// enough that the replay's own launch (a few microseconds) weighs little against them.
+constexpr int kMinGraphLaunches = 20;
+inline int graph_launches(int copies) { return std::max(copies, kMinGraphLaunches); }
+
+// Median in ms of one call of enqueue(i, stream) within a graph of `launches` calls (i = 0 ..
+// launches - 1) captured on a stream of its own: `iters` replays, each between its own pair of events,
+// each divided by `launches`. The graph's launches follow each other as a captured decode loop's do.
+template <class Enqueue> double median_graph_launch_ms(int launches, int iters, Enqueue&& enqueue) {
+  CUDA_CHECK(cudaDeviceSynchronize());  // the warm-ups, on the legacy stream, which this one does not wait for
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < launches; ++i) enqueue(i, stream);
+  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_CHECK(cudaGraphLaunch(exec, stream));  // the first replay uploads the graph
+  std::vector<cudaEvent_t> start(iters), stop(iters);
+  for (int i = 0; i < iters; ++i) {
+    CUDA_CHECK(cudaEventCreate(&start[i]));
+    CUDA_CHECK(cudaEventCreate(&stop[i]));
+    CUDA_CHECK(cudaEventRecord(start[i], stream));
+    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    CUDA_CHECK(cudaEventRecord(stop[i], stream));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> ms(iters);
+  for (int i = 0; i < iters; ++i) {
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, start[i], stop[i]));
+    ms[i] = t / launches;
+    CUDA_CHECK(cudaEventDestroy(start[i]));
+    CUDA_CHECK(cudaEventDestroy(stop[i]));
+  }
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  return median(ms);
+}
+
 inline double gbps(int64_t bytes, double ms) { return static_cast<double>(bytes) / (ms * 1e6); }
 
 // The device's name, SMs, L2 size, and its copy bandwidth (median of max(iters, kMinCopyIters) copies).

@@ -4,12 +4,13 @@
 //
 // Each case (op, dtype, rows, cols) is timed as the median of --iters launches, each between its own
 // pair of events, after 3 warm-up launches; the launches are all queued behind a kernel that holds the
-// GPU, so the events time the GPU, not the host's launch rate. Bytes moved count every operand once:
-// x read and y written (forward), y and dy read and dx written (backward), x read, y written in the
-// output type and a float scale a row (abs-max). Data smaller than 4x the L2 cache rotates over several
-// copies of its buffers so that launches do not find their data in L2. A sample of rows is checked
-// against a float64 CPU reference. The seed sweep prints each seed baseline beside rowwise at the same
-// shape.
+// GPU, so the events time the GPU, not the host's launch rate (--timing graph: a case's launches
+// captured in a CUDA graph, each replay between its own pair, divided by its launches). Bytes moved
+// count every operand once: x read and y written (forward), y and dy read and dx written (backward), x
+// read, y written in the output type and a float scale a row (abs-max). Data smaller than 4x the L2
+// cache rotates over several copies of its buffers so that launches do not find their data in L2. A
+// sample of rows is checked against a float64 CPU reference. The seed sweep prints each seed baseline
+// beside rowwise at the same shape.
 //
 // Exit status: 0 all cases ok, 1 a check failed (or a CUDA or usage error), 2 no CUDA device.
 #include <cuda_runtime.h>

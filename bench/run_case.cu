@@ -31,38 +31,42 @@ void* tensor_workspace(size_t* bytes) {
 }
 
 template <class T>
-cudaError_t launch_forward(Op op, const T* x, T* y, int64_t rows, int64_t cols, rowwise::Strategy s) {
+cudaError_t launch_forward(Op op, const T* x, T* y, int64_t rows, int64_t cols, rowwise::Strategy s,
+                           cudaStream_t stream) {
   const rowwise::Options options{s};
   size_t bytes = 0;
   void* workspace = is_tensor_op(op) ? tensor_workspace(&bytes) : nullptr;
   switch (op) {
-    case Op::kTensorSoftmax: return rowwise::tensor_softmax(x, y, rows * cols, workspace, bytes);
-    case Op::kTensorLogSoftmax: return rowwise::tensor_log_softmax(x, y, rows * cols, workspace, bytes);
-    case Op::kSoftmax: return rowwise::softmax(x, y, rows, cols, cols, cols, nullptr, options);
-    case Op::kLogSoftmax: return rowwise::log_softmax(x, y, rows, cols, cols, cols, nullptr, options);
-    case Op::kFtSoftmax: return seed_baselines::ft_softmax(x, y, rows, cols, nullptr);
+    case Op::kTensorSoftmax: return rowwise::tensor_softmax(x, y, rows * cols, workspace, bytes, stream);
+    case Op::kTensorLogSoftmax: return rowwise::tensor_log_softmax(x, y, rows * cols, workspace, bytes, stream);
+    case Op::kSoftmax: return rowwise::softmax(x, y, rows, cols, cols, cols, stream, options);
+    case Op::kLogSoftmax: return rowwise::log_softmax(x, y, rows, cols, cols, cols, stream, options);
+    case Op::kFtSoftmax: return seed_baselines::ft_softmax(x, y, rows, cols, stream);
     default: return cudaErrorInvalidValue;  // not a forward op
   }
 }
 
 template <class T>
-cudaError_t launch_backward(Op op, const T* y, const T* dy, T* dx, int64_t rows, int64_t cols, rowwise::Strategy s) {
+cudaError_t launch_backward(Op op, const T* y, const T* dy, T* dx, int64_t rows, int64_t cols, rowwise::Strategy s,
+                            cudaStream_t stream) {
   const rowwise::Options options{s};
   return op == Op::kSoftmaxBackward
-             ? rowwise::softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, nullptr, options)
-             : rowwise::log_softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, nullptr, options);
+             ? rowwise::softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, stream, options)
+             : rowwise::log_softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, stream, options);
 }
 
 template <class T, class U>
-cudaError_t launch_absmax(Op op, const T* x, U* y, float* scale, int64_t rows, int64_t cols, rowwise::Strategy s) {
+cudaError_t launch_absmax(Op op, const T* x, U* y, float* scale, int64_t rows, int64_t cols, rowwise::Strategy s,
+                          cudaStream_t stream) {
   if constexpr (std::is_same_v<T, U>) {
-    if (op == Op::kCubAbsmaxScale) return seed_baselines::cub_absmax_scale(x, y, scale, rows, cols, nullptr);
+    if (op == Op::kCubAbsmaxScale) return seed_baselines::cub_absmax_scale(x, y, scale, rows, cols, stream);
   }
-  return rowwise::absmax_scale(x, y, scale, rows, cols, cols, cols, nullptr, rowwise::Options{s});
+  return rowwise::absmax_scale(x, y, scale, rows, cols, cols, cols, stream, rowwise::Options{s});
 }
 
-// Times launch(i) (warm-ups, then the median of --iters), then checks the sampled rows with
-// check_row(row), which reads copy 0: launch 0 wrote it, and every later launch on it writes the same.
+// Times launch(i, stream) (warm-ups, then the median of --iters samples: Config::graph_timing), then
+// checks the sampled rows with check_row(row), which reads copy 0: launch 0 wrote it, and every later
+// launch on it writes the same.
 template <class Launch, class CheckRow>
 Result measure(const Case& c, int copies, const Config& cfg, const Device& dev, Launch launch, CheckRow check_row) {
   Result r;
@@ -70,12 +74,16 @@ Result measure(const Case& c, int copies, const Config& cfg, const Device& dev, 
   r.copies = copies;
   // A shape that a forced strategy or a seed baseline does not fit is refused with cudaErrorInvalidValue
   // before any launch.
-  const cudaError_t first = launch(0);
+  const cudaError_t first = launch(0, nullptr);
   if (first == cudaErrorInvalidValue && (cfg.strategy != rowwise::Strategy::kAuto || op_info(c.op).baseline))
     return r;
   CUDA_CHECK(first);
-  for (int i = 1; i < kWarmups; ++i) CUDA_CHECK(launch(i));
-  const double ms = median_event_ms(cfg.iters, [&](int i) { CUDA_CHECK(launch(kWarmups + i)); });
+  for (int i = 1; i < kWarmups; ++i) CUDA_CHECK(launch(i, nullptr));
+  const double ms =
+      cfg.graph_timing
+          ? median_graph_launch_ms(graph_launches(copies), cfg.iters,
+                                   [&](int i, cudaStream_t s) { CUDA_CHECK(launch(kWarmups + i, s)); })
+          : median_event_ms(cfg.iters, [&](int i) { CUDA_CHECK(launch(kWarmups + i, nullptr)); });
   r.time_us = ms * 1e3;
   r.gbps = gbps(c.moved_bytes(), ms);
   r.pct_copy = 100.0 * r.gbps / dev.copy_gbps;
@@ -100,9 +108,9 @@ template <class T> Result run_forward(const Case& c, const Config& cfg, const De
   const Copies<T> x(c.rows * c.cols, copies);
   const OutputCopies<T> y(c.rows * c.cols, copies, cfg.out_offset);
   fill_normal(x.all(), x.all_elems(), seed, dev.sm_count);
-  auto launch = [&](int i) {
+  auto launch = [&](int i, cudaStream_t stream) {
     const int k = i % copies;
-    return launch_forward(c.op, x.at(k), y.at(k), c.rows, c.cols, cfg.strategy);
+    return launch_forward(c.op, x.at(k), y.at(k), c.rows, c.cols, cfg.strategy, stream);
   };
   auto check_row = [&](int64_t row) {
     const std::vector<double> ref = reference_row(op_info(c.op).reference, row_to_host(x.at(0), row, c.cols));
@@ -120,11 +128,11 @@ template <class T> Result run_backward(const Case& c, const Config& cfg, const D
   // overwrite it.
   for (int k = 0; k < copies; ++k) fill_normal(dx.at(k), n, seed + k, dev.sm_count);
   for (int k = 0; k < copies; ++k)
-    CUDA_CHECK(launch_forward(forward_of(c.op), dx.at(k), y.at(k), c.rows, c.cols, rowwise::Strategy::kAuto));
+    CUDA_CHECK(launch_forward(forward_of(c.op), dx.at(k), y.at(k), c.rows, c.cols, rowwise::Strategy::kAuto, nullptr));
   fill_normal(dy.all(), dy.all_elems(), ~seed, dev.sm_count);
-  auto launch = [&](int i) {
+  auto launch = [&](int i, cudaStream_t stream) {
     const int k = i % copies;
-    return launch_backward(c.op, y.at(k), dy.at(k), dx.at(k), c.rows, c.cols, cfg.strategy);
+    return launch_backward(c.op, y.at(k), dy.at(k), dx.at(k), c.rows, c.cols, cfg.strategy, stream);
   };
   auto check_row = [&](int64_t row) {
     const std::vector<double> ref =
@@ -142,9 +150,9 @@ Result run_absmax(const Case& c, const Config& cfg, const Device& dev, uint64_t 
   const OutputCopies<U> y(c.rows * c.cols, copies, cfg.out_offset);
   const Copies<float> scale(c.rows, copies);
   fill_normal(x.all(), x.all_elems(), seed, dev.sm_count);
-  auto launch = [&](int i) {
+  auto launch = [&](int i, cudaStream_t stream) {
     const int k = i % copies;
-    return launch_absmax(c.op, x.at(k), y.at(k), scale.at(k), c.rows, c.cols, cfg.strategy);
+    return launch_absmax(c.op, x.at(k), y.at(k), scale.at(k), c.rows, c.cols, cfg.strategy, stream);
   };
   auto check_row = [&](int64_t row) {
     const AbsmaxReference ref = reference_absmax(row_to_host(x.at(0), row, c.cols), quant_max<U>());

@@ -10,10 +10,11 @@ family, each case's output checked against PyTorch's.
 
 With --like bench.json it times exactly the shapes of that rowwise-bench run instead (e.g. its long
 sweep: decode batches, millions of columns, whole tensors). With --rowwise it ends with the shapes where
-rowwise is slower than the peer.
+rowwise is slower than the peer. --timing graph times as rowwise-bench --timing graph does: a case's
+launches captured in a CUDA graph, each replay between its own pair of events, divided by its launches.
 
 Usage: python3 bench/torch_peer.py [--peer torch|cudnn] [--json OUT.json] [--rowwise bench.json]
-                                   [--like bench.json] [--iters 30] [--ops a,b]
+                                   [--like bench.json] [--iters 30] [--ops a,b] [--timing events|graph]
 """
 import argparse
 import json
@@ -157,6 +158,34 @@ def median_ms(runs, iters):
     return statistics.median(start.elapsed_time(end) for start, end in events)
 
 
+MIN_GRAPH_LAUNCHES = 20  # as rowwise-bench: a replay's own launch weighs little against its launches
+
+
+def median_graph_ms(runs, iters):
+    """Median in ms of one call of runs[i % len(runs)] within a CUDA graph of max(len(runs),
+    MIN_GRAPH_LAUNCHES) calls: `iters` replays, each between its own pair of events, each divided by
+    its calls."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-ups off the default stream, as torch.cuda.graph asks
+        for i in range(WARMUPS):
+            runs[i % len(runs)]()
+    torch.cuda.current_stream().wait_stream(side)
+    launches = max(len(runs), MIN_GRAPH_LAUNCHES)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for i in range(launches):
+            runs[i % len(runs)]()
+    graph.replay()  # the first replay uploads the graph
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
+    for start, end in events:
+        start.record()
+        graph.replay()
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(end) / launches for start, end in events)
+
+
 def copy_gbps(iters):
     src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
@@ -178,13 +207,14 @@ def parse_ops(text):
     return ops
 
 
-def measure_case(make, dtype, rows, cols, iters):
-    """(median ms, bytes moved, check) of the peer on one case; check is "-" where PyTorch is the peer."""
+def measure_case(make, dtype, rows, cols, iters, timed=median_ms):
+    """(median ms, bytes moved, check) of the peer on one case, timed by median_ms or median_graph_ms;
+    check is "-" where PyTorch is the peer."""
     run, moved, reference = make(torch.randn(rows, cols, device="cuda", dtype=dtype))
     checked = check(run(), reference()) if reference else "-"
     runs = [run] + [make(torch.randn(rows, cols, device="cuda", dtype=dtype))[0]
                     for _ in range(rotation_copies(moved) - 1)]
-    return median_ms(runs, iters), moved, checked
+    return timed(runs, iters), moved, checked
 
 
 def main():
@@ -196,7 +226,10 @@ def main():
     ap.add_argument("--bytes", type=int, default=1 << 30)
     ap.add_argument("--like", help="time the (op, dtype, rows, cols) cases of this rowwise-bench JSON instead")
     ap.add_argument("--ops", type=parse_ops, default=None, help="comma-separated subset (default: all)")
+    ap.add_argument("--timing", choices=["events", "graph"], default="events",
+                    help="each launch between its own events, or a graph of a case's launches per replay")
     args = ap.parse_args()
+    timed = median_graph_ms if args.timing == "graph" else median_ms
     peer_ops = PEER_OPS[args.peer]()
     ops = [op for op in peer_ops if not op.startswith("tensor_") and (args.ops is None or op in args.ops)]
     if args.like:
@@ -209,12 +242,13 @@ def main():
 
     copy = copy_gbps(args.iters)
     device = torch.cuda.get_device_name()
-    print(f"# {device} torch {torch.__version__} copy {copy:.0f} GB/s, peer {args.peer}")
+    print(f"# {device} torch {torch.__version__} copy {copy:.0f} GB/s, peer {args.peer}, timing {args.timing}")
     results = []
     for op_name, dt_name, rows, cols in shapes:
         result = dict(op=op_name, dtype=dt_name, rows=rows, cols=cols, time_us=None, gbps=None, pct_copy=None)
         try:
-            ms, moved, result["check"] = measure_case(peer_ops[op_name], DTYPES[dt_name], rows, cols, args.iters)
+            ms, moved, result["check"] = measure_case(peer_ops[op_name], DTYPES[dt_name], rows, cols, args.iters,
+                                                      timed)
             gbps = moved / ms / 1e6
             result.update(time_us=ms * 1e3, gbps=gbps, pct_copy=100 * gbps / copy)
         except CudnnError as e:  # a shape or dtype the peer refuses: recorded, the sweep goes on
@@ -222,7 +256,8 @@ def main():
         results.append(result)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(device=device, peer=args.peer, copy_gbps=copy, results=results), f, indent=1)
+            json.dump(dict(device=device, peer=args.peer, timing=args.timing, copy_gbps=copy, results=results), f,
+                      indent=1)
     ours = {}
     if args.rowwise:
         with open(args.rowwise) as f:
