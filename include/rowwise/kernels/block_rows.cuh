@@ -92,37 +92,21 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kBlockMi
   const int row_cols = static_cast<int>(cols);  // at most 1024 threads * 8 packs: 32-bit indices
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
     const auto [row_io, phase, packs] = row_span<N>(io, row, row_cols);
-    // The packs [first_pack, end_pack) the block holds, this thread's first first.
-    const int first_pack = kEdge && phase != 0 ? 1 : 0;
-    const int end_pack = kEdge ? (row_cols + phase) / N : packs;
-    const int first = first_pack + threadIdx.x;
+    const HeldPacks held = held_packs<N, kEdge>(row_cols, phase, packs);
+    const int first = held.first + threadIdx.x;  // this thread's first pack
     PackedOf<RowIo, N> v[K];
-    State state;
-    if constexpr (kEdge) {
-      // The edge is folded into the state when loaded and loaded again to be stored: held across the
-      // row's reduction, it made 16-bit blocks of 7-8 packs spill.
-      typename Op::In e[kEdgeSlots<N>];
-      load_edge<Op, N>(row_io, e, row_edge<N>(row_cols, phase), threadIdx.x, blockDim.x, row_cols);
-      load_strided_packs<Op, N, K, true, false, kUntestedWhole>(row_io, v, first, blockDim.x, end_pack, phase,
-                                                                row_cols);
-      state = Op::combine(reduce_packs<Op, N, K, RowIo>(v), Op::template reduce<kEdgeSlots<N>>(e));
-    } else {
-      load_strided_packs<Op, N, K>(row_io, v, first, blockDim.x, end_pack, phase, row_cols);
-      state = reduce_packs<Op, N, K, RowIo>(v);
-    }
+    // The edge worked out where it is used, not kept across the row's reduction.
+    State state = load_and_reduce_held<Op, N, K, kEdge, kUntestedWhole>(
+        row_io, v, kEdge ? row_edge<N>(row_cols, phase) : RowEdge{}, first, blockDim.x, held.end, phase, row_cols);
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
     // Structured bindings are captured by name (C++17 lambdas cannot capture them).
     with_map_op<Op>(fin, [&, &row_io = row_io, phase = phase](auto map_op) {
       using MapOp = decltype(map_op);
       map_and_store_strided_packs<MapOp, N, K, kOpUnpacksAgain<Op>, kEdge, !kUntestedWhole>(
-          row_io, v, fin, first, blockDim.x, end_pack, phase, row_cols);
-      if constexpr (kEdge) {
-        const RowEdge edge = row_edge<N>(row_cols, phase);
-        typename Op::In e[kEdgeSlots<N>];
-        load_edge<Op, N>(row_io, e, edge, threadIdx.x, blockDim.x, row_cols);
-        map_and_store_edge<MapOp, N>(row_io, e, fin, edge, threadIdx.x, blockDim.x, row_cols);
-      }
+          row_io, v, fin, first, blockDim.x, held.end, phase, row_cols);
+      if constexpr (kEdge)
+        map_and_store_edge_again<Op, MapOp, N>(row_io, fin, row_edge<N>(row_cols, phase), blockDim.x, row_cols);
     });
     if (threadIdx.x == 0) Op::emit(io, row, fin);
   }

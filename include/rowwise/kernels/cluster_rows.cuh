@@ -41,22 +41,12 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kCluster
   __shared__ State row_state;
   for (int64_t row = blockIdx.x / size; row < rows; row += gridDim.x / size) {
     const auto [row_io, phase, packs] = row_span<N>(io, row, row_cols);
-    // The packs [first_pack, end_pack) the cluster holds, this thread's first first.
-    const int first_pack = kEdge && phase != 0 ? 1 : 0;
-    const int end_pack = kEdge ? (row_cols + phase) / N : packs;
-    const int first = first_pack + rank * slice_packs + threadIdx.x;
+    const HeldPacks held = held_packs<N, kEdge>(row_cols, phase, packs);  // the cluster's
+    const int first = held.first + rank * slice_packs + threadIdx.x;      // this thread's first pack
     const RowEdge edge = kEdge && rank == 0 ? row_edge<N>(row_cols, phase) : RowEdge{};
     PackedOf<RowIo, N> v[K];
-    State slice_state;
-    if constexpr (kEdge) {
-      typename Op::In e[kEdgeSlots<N>];  // loaded again to be stored, as in block rows
-      load_edge<Op, N>(row_io, e, edge, threadIdx.x, blockDim.x, row_cols);
-      load_strided_packs<Op, N, K, true>(row_io, v, first, blockDim.x, end_pack, phase, row_cols);
-      slice_state = Op::combine(reduce_packs<Op, N, K, RowIo>(v), Op::template reduce<kEdgeSlots<N>>(e));
-    } else {
-      load_strided_packs<Op, N, K>(row_io, v, first, blockDim.x, end_pack, phase, row_cols);
-      slice_state = reduce_packs<Op, N, K, RowIo>(v);
-    }
+    const State slice_state =
+        load_and_reduce_held<Op, N, K, kEdge>(row_io, v, edge, first, blockDim.x, held.end, phase, row_cols);
     const State mine = block_allreduce(slice_state, CombineOf<Op>{}, Op::identity(), slots);
     if (threadIdx.x == 0) cta_state = mine;
     cluster.sync();
@@ -69,12 +59,8 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kCluster
     __syncthreads();
     const auto fin = Op::finalize(row_state);
     map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge, true>(row_io, v, fin, first, blockDim.x,
-                                                                            end_pack, phase, row_cols);
-    if constexpr (kEdge) {
-      typename Op::In e[kEdgeSlots<N>];
-      load_edge<Op, N>(row_io, e, edge, threadIdx.x, blockDim.x, row_cols);
-      map_and_store_edge<Op, N>(row_io, e, fin, edge, threadIdx.x, blockDim.x, row_cols);
-    }
+                                                                            held.end, phase, row_cols);
+    if constexpr (kEdge) map_and_store_edge_again<Op, Op, N>(row_io, fin, edge, blockDim.x, row_cols);
     if (rank == 0 && threadIdx.x == 0) Op::emit(io, row, fin);
     cluster_wait();  // peers have read cta_state; the next row may overwrite it
   }

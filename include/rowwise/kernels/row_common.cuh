@@ -383,6 +383,42 @@ __device__ inline void map_and_store_strided_terms(const RowIo& io, const typena
   }
 }
 
+// Rows a block, or a cluster's CTAs, hold strided over their threads (block_rows.cuh, cluster_rows.cuh):
+// the packs [first, end) of the row, with kEdge its whole packs only (the first threads take the edge).
+struct HeldPacks {
+  int first, end;
+};
+template <int N, bool kEdge> __device__ inline HeldPacks held_packs(int row_cols, int phase, int packs) {
+  return {kEdge && phase != 0 ? 1 : 0, kEdge ? (row_cols + phase) / N : packs};
+}
+
+// Loads this thread's K packs, first, first + threads, ... below `end`, and with kEdge its slots of the
+// row's edge, and returns its state over them. The edge is folded into the state at once and loaded
+// again to be stored (map_and_store_edge_again): held across the row's reduction, it made 16-bit blocks
+// of 7-8 packs spill. kUntestedWhole: load_strided_packs.
+template <class Op, int N, int K, bool kEdge, bool kUntestedWhole = false, class RowIo>
+__device__ inline typename Op::State load_and_reduce_held(const RowIo& io, PackedOf<RowIo, N>* v, const RowEdge& edge,
+                                                          int first, int threads, int end, int phase, int row_cols) {
+  if constexpr (kEdge) {
+    typename Op::In e[kEdgeSlots<N>];
+    load_edge<Op, N>(io, e, edge, threadIdx.x, threads, row_cols);
+    load_strided_packs<Op, N, K, true, false, kUntestedWhole>(io, v, first, threads, end, phase, row_cols);
+    return Op::combine(reduce_packs<Op, N, K, RowIo>(v), Op::template reduce<kEdgeSlots<N>>(e));
+  } else {
+    load_strided_packs<Op, N, K>(io, v, first, threads, end, phase, row_cols);
+    return reduce_packs<Op, N, K, RowIo>(v);
+  }
+}
+
+// Maps (by MapOp: with_map_op) and stores this thread's slots of the row's edge, loaded again.
+template <class Op, class MapOp, int N, class RowIo>
+__device__ inline void map_and_store_edge_again(const RowIo& io, const typename MapOp::Final& fin, const RowEdge& edge,
+                                                int threads, int row_cols) {
+  typename Op::In e[kEdgeSlots<N>];
+  load_edge<Op, N>(io, e, edge, threadIdx.x, threads, row_cols);
+  map_and_store_edge<MapOp, N>(io, e, fin, edge, threadIdx.x, threads, row_cols);
+}
+
 // A block's state over the packs [first, packs) of a row it streams (not held on chip): each thread
 // loads U packs, first + threadIdx.x + k * blockDim.x, before it reduces them.
 template <class Op, int N, int U, class RowIo, class I>
