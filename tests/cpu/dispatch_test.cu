@@ -742,6 +742,34 @@ TEST(Dispatch, ClusterRowsOf16BitGradientsWithPartialPacksTakeTheEdge) {
   EXPECT_FALSE(forward.edge);
 }
 
+// Many 16-bit gradient rows of whole packs holding more than 512 KB on chip take a grid of the clusters
+// held at once on the H200; rows of 512 KB, ragged ones, fp32 rows, few rows and the H100 a cluster a row.
+TEST(Dispatch, ManyLong16BitGradientRowsLoopTheirClustersOverRows) {
+  const auto aligned_gradient = [](int64_t cols, int64_t rows) {
+    RowShape s = aligned_shape(cols, 2, 8, rows);
+    s.value_bytes = 4;
+    s.inputs = 2;
+    return s;
+  };
+  const RowShape gradient = aligned_gradient(262144, 2048);  // bf16 y and dy: 1 MB on chip
+  const Plan looping = choose(gradient);
+  EXPECT_EQ(looping.strategy, Strategy::kCluster);
+  EXPECT_TRUE(looping.clusters_loop);
+  EXPECT_TRUE(choose(gradient, Strategy::kCluster).clusters_loop);
+  EXPECT_FALSE(choose(gradient, Strategy::kAuto, kH100).clusters_loop);
+  RowShape few = gradient;
+  few.rows = 2 * kHopper.sm_count - 1;
+  EXPECT_FALSE(choose(few).clusters_loop);
+  EXPECT_FALSE(choose(aligned_gradient(131072, 4096)).clusters_loop);
+  RowShape ragged = gradient_shape(200003);
+  ragged.rows = 2685;
+  EXPECT_EQ(choose(ragged).strategy, Strategy::kCluster);
+  EXPECT_FALSE(choose(ragged).clusters_loop);
+  const Plan fp32 = choose(aligned_shape(262144, 4, 4, 1024));  // fp32 x: 1 MB on chip
+  EXPECT_EQ(fp32.strategy, Strategy::kCluster);
+  EXPECT_FALSE(fp32.clusters_loop);
+}
+
 // Outputs off their inputs' packs keep the packs' width only where the common pack fell to one element,
 // the inputs alone keep the widest, and rows pass kMinOffOutputPackCols: split stores for fp32 inputs,
 // packs on the output for 16-bit inputs.

@@ -282,7 +282,8 @@ cudaError_t launch_split_or_two_launch(const Io& io, const RowShape& shape, cons
 // Clusters are scheduled load-balancing (the hardware may put several of a cluster's CTAs on one SM),
 // not spread (each on an SM of its own): spread, an H200 held 28 clusters of 16 CTAs of 256 threads
 // at once, 448 of its 528 CTA slots, and a GPC of fewer than 16 free SMs none; load-balancing, 30
-// (docs/perf.md "Clusters scheduled load-balancing"). kEdge: the plan's `edge`.
+// (docs/perf.md "Clusters scheduled load-balancing"). kEdge: the plan's `edge`. Where the plan's clusters
+// loop over rows (Plan::clusters_loop), the grid is the clusters the device holds at once.
 template <class Op, int N, int K, bool kEdge, class Io>
 cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream, void* workspace) {
   auto kernel = cluster_rows_kernel<Op, N, K, kEdge, Io>;
@@ -294,20 +295,20 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
   // A cluster a row (the kernel loops past 2^31 CTAs or the caller's bound, one cluster at least).
   const int64_t grid_clusters =
       std::min<int64_t>(shape.rows, cta_cap_in_groups(plan, plan.cluster_size) / plan.cluster_size);
-  const cudaLaunchConfig_t config = launch_config(static_cast<unsigned>(grid_clusters * plan.cluster_size),
-                                                  plan.threads, 0, stream, &dimension);
-  // Whether the device can co-schedule this cluster shape: asked once per context and shape (the
-  // query costs microseconds, as much as a decode-sized launch; the context holds the non-portable
-  // size allowed, which a cudaDeviceReset forgets).
+  cudaLaunchConfig_t config = launch_config(static_cast<unsigned>(grid_clusters * plan.cluster_size), plan.threads,
+                                            0, stream, &dimension);
+  // How many such clusters the device holds at once (0: it cannot co-schedule one): asked once per
+  // context and shape (the query costs microseconds, as much as a decode-sized launch; the context
+  // holds the non-portable size allowed, which a cudaDeviceReset forgets).
   static std::mutex mutex;
-  static std::map<std::tuple<unsigned long long, int, int>, bool> schedulable;
+  static std::map<std::tuple<unsigned long long, int, int>, int> held_clusters;
   const unsigned long long context = current_context_id();
-  bool ok = false;
+  int held = 0;
   {
     std::lock_guard<std::mutex> lock(mutex);
     const auto key = std::make_tuple(context, plan.cluster_size, plan.threads);
-    if (auto it = schedulable.find(key); it != schedulable.end()) {
-      ok = it->second;
+    if (auto it = held_clusters.find(key); it != held_clusters.end()) {
+      held = it->second;
     } else {
       if (plan.cluster_size > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
       cudaFuncAttributes built{};
@@ -319,18 +320,19 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
         cudaGetLastError();
       cudaError_t e = cudaFuncGetAttributes(&built, kernel);
       if (e == cudaSuccess && built.ptxVersion >= 90) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
-      ok = e == cudaSuccess && built.ptxVersion >= 90 && clusters > 0;
+      held = e == cudaSuccess && built.ptxVersion >= 90 ? clusters : 0;
       // A failed query is no answer (it may pass next time): cleared from the thread's last error (it
       // is ours), not cached.
       if (e != cudaSuccess) cudaGetLastError();
-      if (context != 0 && e == cudaSuccess) schedulable.emplace(key, ok);
+      if (context != 0 && e == cudaSuccess) held_clusters.emplace(key, held);
     }
   }
-  if (!ok) {
+  if (held <= 0) {
     Plan fallback;
     if (cudaError_t f = fallback_plan(Strategy::kSplit, shape, plan, &fallback); f != cudaSuccess) return f;
     return launch_split_or_two_launch<Op, N>(io, shape, fallback, stream, workspace);
   }
+  if (plan.clusters_loop && held < grid_clusters) config.gridDim.x = static_cast<unsigned>(held * plan.cluster_size);
   return cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols);
 }
 
