@@ -620,8 +620,8 @@ inline constexpr StrategyRule kStrategyRules[] = {
 // other rows take a cluster a row, which the hardware starts as one drains. H200, same build, the grid
 // alone changed, two rounds, 1 GiB / 256 MiB, % of copy: bf16 softmax_backward of 262144 columns 87.0 /
 // 84.5 -> 90.2 / 86.4, log_softmax_backward 87.9 / 85.0 -> 90.8 / 88.2. Not so elsewhere: bf16 gradients
-// of 131072 columns (512 KB) -0.8 to +1.8, ragged ones of 100003 / 200003 -8.3 to 0, fp32 rows -2 to -10,
-// bf16 softmax 262144 +0.7 / +1.9, 64 rows of 262144 (bf16 softmax_backward) -4 (docs/perf.md "Clusters
+// of 131072 columns (512 KB) -1.0 to +1.8, ragged ones of 100003 / 200003 -8.3 to 0, fp32 rows -2 to -10,
+// bf16 softmax 262144 +1.9 / +0.7, 64 rows of 262144 (bf16 softmax_backward) -4 (docs/perf.md "Clusters
 // that loop over rows").
 inline constexpr int64_t kLoopingClusterMinRowBytes = 512 * 1024;
 inline bool clusters_loop_over_rows(const RowShape& shape, const DeviceInfo& dev) {
