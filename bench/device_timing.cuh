@@ -90,10 +90,10 @@ template <class Enqueue> double median_event_ms(int iters, Enqueue&& enqueue) {
   return median(ms);
 }
 
-// Launches a timed graph holds: at least a case's buffer copies (each replay uses every copy once), and
-// enough that the replay's own launch (a few microseconds) weighs little against them.
+// Launches a timed graph holds: a whole number of rounds over a case's buffer copies (each replay uses
+// every copy as often), and enough that the replay's own launch (a few microseconds) weighs little.
 constexpr int kMinGraphLaunches = 20;
-inline int graph_launches(int copies) { return std::max(copies, kMinGraphLaunches); }
+inline int graph_launches(int copies) { return (kMinGraphLaunches + copies - 1) / copies * copies; }
 
 // Median in ms of one call of enqueue(i, stream) within a graph of `launches` calls (i = 0 ..
 // launches - 1) captured on a stream of its own: `iters` replays, each between its own pair of events,

@@ -162,16 +162,16 @@ MIN_GRAPH_LAUNCHES = 20  # as rowwise-bench: a replay's own launch weighs little
 
 
 def median_graph_ms(runs, iters):
-    """Median in ms of one call of runs[i % len(runs)] within a CUDA graph of max(len(runs),
-    MIN_GRAPH_LAUNCHES) calls: `iters` replays, each between its own pair of events, each divided by
-    its calls."""
+    """Median in ms of one call of runs[i % len(runs)] within a CUDA graph of whole rounds over runs, at
+    least MIN_GRAPH_LAUNCHES calls: `iters` replays, each between its own pair of events, each divided
+    by its calls."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # warm-ups off the default stream, as torch.cuda.graph asks
         for i in range(WARMUPS):
             runs[i % len(runs)]()
     torch.cuda.current_stream().wait_stream(side)
-    launches = max(len(runs), MIN_GRAPH_LAUNCHES)
+    launches = -(-MIN_GRAPH_LAUNCHES // len(runs)) * len(runs)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         for i in range(launches):

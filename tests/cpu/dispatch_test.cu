@@ -751,23 +751,23 @@ TEST(Dispatch, ManyLong16BitGradientRowsLoopTheirClustersOverRows) {
     s.inputs = 2;
     return s;
   };
+  // Each shape on clusters, looping or not.
+  const auto loops = [](const RowShape& s, const rowwise::DeviceInfo& dev = kHopper) {
+    const Plan p = choose(s, Strategy::kAuto, dev);
+    EXPECT_EQ(p.strategy, Strategy::kCluster) << s.cols << " x " << s.rows;
+    return p.clusters_loop;
+  };
   const RowShape gradient = aligned_gradient(262144, 2048);  // bf16 y and dy: 1 MB on chip
-  const Plan looping = choose(gradient);
-  EXPECT_EQ(looping.strategy, Strategy::kCluster);
-  EXPECT_TRUE(looping.clusters_loop);
+  EXPECT_TRUE(loops(gradient));
   EXPECT_TRUE(choose(gradient, Strategy::kCluster).clusters_loop);
-  EXPECT_FALSE(choose(gradient, Strategy::kAuto, kH100).clusters_loop);
-  RowShape few = gradient;
-  few.rows = 2 * kHopper.sm_count - 1;
-  EXPECT_FALSE(choose(few).clusters_loop);
-  EXPECT_FALSE(choose(aligned_gradient(131072, 4096)).clusters_loop);
+  EXPECT_FALSE(loops(gradient, kH100));
+  EXPECT_TRUE(loops(aligned_gradient(131080, 2 * kHopper.sm_count)));  // just over 512 KB, just enough rows
+  EXPECT_FALSE(loops(aligned_gradient(262144, 2 * kHopper.sm_count - 1)));
+  EXPECT_FALSE(loops(aligned_gradient(131072, 4096)));  // 512 KB
   RowShape ragged = gradient_shape(200003);
   ragged.rows = 2685;
-  EXPECT_EQ(choose(ragged).strategy, Strategy::kCluster);
-  EXPECT_FALSE(choose(ragged).clusters_loop);
-  const Plan fp32 = choose(aligned_shape(262144, 4, 4, 1024));  // fp32 x: 1 MB on chip
-  EXPECT_EQ(fp32.strategy, Strategy::kCluster);
-  EXPECT_FALSE(fp32.clusters_loop);
+  EXPECT_FALSE(loops(ragged));
+  EXPECT_FALSE(loops(aligned_shape(262144, 4, 4, 1024)));  // fp32 x: 1 MB on chip
 }
 
 // Outputs off their inputs' packs keep the packs' width only where the common pack fell to one element,

@@ -1,9 +1,10 @@
 // rowwise inside a CUDA graph, as inference engines run a decode step and as torch.cuda.graph captures:
 // each call captured on a stream of its own in global capture mode (where an API call that may
-// synchronize breaks the capture), the first call of its kernels in the process among them (ctest runs
-// each test alone: no attribute, occupancy or cluster query cached yet), then the graph replayed twice
-// and the output checked against the float64 reference. Every strategy, the gradients, abs-max to int8,
-// and the whole-tensor ops with their workspace from the stream's pool (graph allocation nodes) or the
+// synchronize breaks the capture), then the graph replayed twice and the output checked against the
+// float64 reference. ctest runs each test in a process of its own, so each strategy's first call there
+// is the captured one: its kernels' attribute, occupancy and cluster queries run under capture (the
+// device's, once, in the first case). Every strategy, the gradients, abs-max to int8, and the
+// whole-tensor ops with their workspace from the stream's pool (graph allocation nodes) or the
 // caller's (left zeroed by each replay for the next).
 #include <gtest/gtest.h>
 
@@ -24,7 +25,8 @@ using rowwise::Strategy;
 constexpr int kReplays = 2;
 
 // call(stream) captured into a graph and the graph replayed kReplays times on that stream; the first
-// error of the capture (the call's own first), the instantiation or the replays.
+// error of the capture (the call's own first), the instantiation or the replays. A graph without nodes
+// (the call's work run at once, not captured) fails the test.
 template <class Call> cudaError_t replay_captured(Call&& call) {
   cudaStream_t stream = nullptr;
   if (cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); e != cudaSuccess) return e;
@@ -35,6 +37,12 @@ template <class Call> cudaError_t replay_captured(Call&& call) {
     const cudaError_t called = call(stream);
     const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
     e = called != cudaSuccess ? called : ended;
+  }
+  size_t nodes = 0;
+  if (e == cudaSuccess) e = cudaGraphGetNodes(graph, nullptr, &nodes);
+  if (e == cudaSuccess && nodes == 0) {
+    ADD_FAILURE() << "the call captured nothing";
+    e = cudaErrorUnknown;
   }
   if (e == cudaSuccess) e = cudaGraphInstantiate(&exec, graph, 0);
   for (int i = 0; i < kReplays && e == cudaSuccess; ++i) e = cudaGraphLaunch(exec, stream);
@@ -66,7 +74,8 @@ TEST(GraphCapture, EveryStrategyReplaysTheCapturedCall) {
     const CaseReport r = check_forward_launch<float>(
         Op::kSoftmax, c.rows, c.cols, Values::kSpecialRows, layout, 71 + index++,
         [&](const float* x, float* y, int64_t xs, int64_t ys) {
-          return replay_captured([&](cudaStream_t s) { return call_forward(Op::kSoftmax, x, y, c.rows, c.cols, xs, ys, options, s); });
+          return replay_captured(
+              [&](cudaStream_t s) { return call_forward(Op::kSoftmax, x, y, c.rows, c.cols, xs, ys, options, s); });
         });
     EXPECT_TRUE(r.ok()) << rowwise::strategy_name(c.strategy) << " " << c.rows << " x " << c.cols << " "
                         << layout.name << ": " << r.summary();
@@ -98,20 +107,24 @@ TEST(GraphCapture, GradientsAndQuantizedRowsReplay) {
 
 TEST(GraphCapture, WholeTensorsReplayWithEitherWorkspace) {
   RW_REQUIRE_GPU();
-  size_t bytes = 0;
-  ASSERT_EQ(rowwise::tensor_softmax_workspace_bytes<float>(&bytes), cudaSuccess);
-  DeviceBuffer<unsigned char> workspace;
-  ASSERT_EQ(workspace.allocate(bytes), cudaSuccess);
-  ASSERT_EQ(cudaMemset(workspace.ptr, 0, bytes), cudaSuccess);
   const int64_t n = 3000001;  // split
-  for (void* ws : {static_cast<void*>(nullptr), static_cast<void*>(workspace.ptr)}) {
+  size_t bytes = 0;
+  DeviceBuffer<unsigned char> workspace;
+  for (const bool callers : {false, true}) {
+    if (callers) {  // sized only now: the pool's case is the process's first call
+      ASSERT_EQ(rowwise::tensor_softmax_workspace_bytes<float>(&bytes), cudaSuccess);
+      ASSERT_EQ(workspace.allocate(bytes), cudaSuccess);
+      ASSERT_EQ(cudaMemset(workspace.ptr, 0, bytes), cudaSuccess);
+    }
     const CaseReport r = check_forward_launch<float>(
-        Op::kSoftmax, 1, n, Values::kSpecialRows, forward_layouts()[0], 17, [&](const float* x, float* y, int64_t, int64_t) {
+        Op::kSoftmax, 1, n, Values::kSpecialRows, forward_layouts()[0], 17,
+        [&](const float* x, float* y, int64_t, int64_t) {
           return replay_captured([&](cudaStream_t s) {
-            return ws == nullptr ? rowwise::tensor_softmax(x, y, n, s) : rowwise::tensor_softmax(x, y, n, ws, bytes, s);
+            return callers ? rowwise::tensor_softmax(x, y, n, workspace.ptr, bytes, s)
+                           : rowwise::tensor_softmax(x, y, n, s);
           });
         });
-    EXPECT_TRUE(r.ok()) << "tensor_softmax " << (ws ? "caller workspace" : "pool") << ": " << r.summary();
+    EXPECT_TRUE(r.ok()) << "tensor_softmax " << (callers ? "caller workspace" : "pool") << ": " << r.summary();
   }
 }
 

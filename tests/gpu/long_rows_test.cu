@@ -1,6 +1,7 @@
 // Rows longer than one CTA holds (the cluster, split and two_launch strategies, and block_smem's rows
 // longer than its buffer, the rest streamed) and whole-tensor softmax: 36001 to 2.5M columns in 1-8
 // rows, every op family and dtype, forced and through dispatch; 160 rows of ~400 KB through dispatch;
+// bf16 gradient rows of 512 KB, twice as many as SMs (clusters that loop over rows);
 // tensor_softmax and tensor_log_softmax on odd n with both workspace kinds, including sizes past what
 // the GPU holds, and one row of more than 2^31 elements.
 #include <gtest/gtest.h>
@@ -128,6 +129,25 @@ TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, ManyLongRows, ::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
                          [](const ::testing::TestParamInfo<Dtype>& info) { return std::string(dtype_name(info.param)); });
+
+// Many 16-bit gradient rows of whole packs holding over 512 KB on chip, twice as many as SMs and one
+// more: where memory outpaces the SMs (an H200) a grid of the clusters held at once loops over them
+// (dispatch/strategy.cuh: clusters_loop_over_rows), elsewhere a cluster takes each. Both ops, dx alone
+// and over dy.
+TEST(ManyLong16BitGradientRows, MatchTheFloat64ReferenceOnLoopingClusters) {
+  RW_REQUIRE_GPU();
+  rowwise::DeviceInfo dev;
+  ASSERT_EQ(rowwise::current_device_info(&dev), cudaSuccess);
+  const int64_t rows = 2 * int64_t{dev.sm_count} + 1;
+  const int64_t cols = 131080;  // whole 16-byte packs: y and dy hold 512 KB and 32 bytes a row
+  for (const Layout& layout : backward_layouts()) {
+    if (std::string(layout.name) != "contiguous" && std::string(layout.name) != "dx-over-dy") continue;
+    for (GradOp op : {GradOp::kSoftmaxBackward, GradOp::kLogSoftmaxBackward}) {
+      const CaseReport r = check_backward_case<__nv_bfloat16>(op, rows, cols, Values::kSpecialRows, layout, {}, 29);
+      EXPECT_TRUE(r.ok()) << grad_op_name(op) << " " << layout.name << ": " << r.summary();
+    }
+  }
+}
 
 // Odd sizes: tiny, one cluster's worth, past the on-chip capacity of an H200 (~30 MB) in every dtype,
 // and past 128 MB of fp32 and fp64 (two_launch; its kernels in every dtype: LongRows).

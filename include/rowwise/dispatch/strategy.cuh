@@ -615,14 +615,15 @@ inline constexpr StrategyRule kStrategyRules[] = {
      "docs/perf.md#dispatch: rows far longer than the GPU holds, streamed twice"},
 };
 
-// Many 16-bit gradient rows of whole packs holding more than this on chip (slices of 64 KB) run on a
-// grid of the clusters the device holds at once, each looping over rows, where memory outpaces the SMs;
-// other rows take a cluster a row, which the hardware starts as one drains. H200, same build, the grid
-// alone changed, two rounds, 1 GiB / 256 MiB, % of copy: bf16 softmax_backward of 262144 columns 87.0 /
-// 84.5 -> 90.2 / 86.4, log_softmax_backward 87.9 / 85.0 -> 90.8 / 88.2. Not so elsewhere: bf16 gradients
-// of 131072 columns (512 KB) -1.0 to +1.8, ragged ones of 100003 / 200003 -8.3 to 0, fp32 rows -2 to -10,
-// bf16 softmax 262144 +1.9 / +0.7, 64 rows of 262144 (bf16 softmax_backward) -4 (docs/perf.md "Clusters
-// that loop over rows").
+// Many 16-bit gradient rows of whole packs holding more than this on chip (16 slices of over 32 KB) run
+// on a grid of the clusters the device holds at once, each looping over rows, where memory outpaces the
+// SMs; other rows take a cluster a row, which the hardware starts as one drains. H200, same build, the
+// grid alone changed, two rounds, 1 GiB / 256 MiB, % of copy: bf16 softmax_backward of 262144 columns
+// (1 MB) 87.0 / 84.5 -> 90.2 / 86.4, log_softmax_backward 87.9 / 85.0 -> 90.8 / 88.2. Not so elsewhere:
+// bf16 gradients of 131072 columns (512 KB) -1.0 to +1.8, ragged ones of 100003 / 200003 -8.3 to 0, fp32
+// rows -2 to -11, bf16 softmax 262144 +1.9 / +0.7, 64 rows of 262144 (bf16 softmax_backward) -4
+// (docs/perf.md "Clusters that loop over rows"). Rows between 512 KB and 1 MB were not measured: they
+// take 1 MB's rule.
 inline constexpr int64_t kLoopingClusterMinRowBytes = 512 * 1024;
 inline bool clusters_loop_over_rows(const RowShape& shape, const DeviceInfo& dev) {
   return shape.inputs == 2 && shape.elem_bytes() == 2 && !shape.partial_packs() &&
