@@ -120,6 +120,9 @@ struct Config {
   // (graph_launches in device_timing.cuh) replayed between one pair and divided by them: how a decode
   // loop captured in a graph runs, without the ~3 us that an event pair adds to a launch of a few.
   bool graph_timing = false;
+  // rowwise's launches programmatic (rowwise::Options::programmatic_launch): each may start while the
+  // launch before it still runs, as in a decode graph of kernels that allow it.
+  bool programmatic_launch = false;
   std::string json_path;
   std::string csv_path;
 };

@@ -37,6 +37,8 @@ void print_usage(std::FILE* out) {
                "  --timing T         events (default: each launch between its own pair of events) or\n"
                "                     graph (the case's launches captured in a CUDA graph, a replay timed\n"
                "                     and divided by its launches)\n"
+               "  --pdl              launch rowwise's kernels programmatically (each may start while\n"
+               "                     the one before it runs; most useful with --timing graph)\n"
                "  --json FILE        write results as JSON\n"
                "  --csv FILE         write results as CSV\n"
                "  --help             this text\n"
@@ -163,6 +165,8 @@ Config parse_args(int argc, char** argv) {
       const std::string timing = value();
       if (timing != "events" && timing != "graph") usage_error("--timing: events or graph, not '" + timing + "'");
       cfg.graph_timing = timing == "graph";
+    } else if (flag == "--pdl") {
+      cfg.programmatic_launch = true;
     } else if (flag == "--json") {
       cfg.json_path = value();
     } else if (flag == "--csv") {

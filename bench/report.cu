@@ -60,6 +60,7 @@ void print_header(const Device& dev, const Config& cfg) {
               static_cast<long long>(kCopyBytes / kMiB), cfg.iters);
   if (cfg.out_offset != 0) std::printf(" | outputs %d elements off", cfg.out_offset);
   if (cfg.graph_timing) std::printf(" | timed in CUDA graphs");
+  if (cfg.programmatic_launch) std::printf(" | programmatic launches");
   std::printf("\n");
   std::printf("%-*s %-5s %10s %7s %-10s %9s %10s %8s %6s %-5s %s\n", kOpWidth, "op", "dtype", "rows", "cols",
               "strategy", "MiB", "time_us", "GB/s", "%copy", "check", "note");
@@ -83,8 +84,9 @@ void write_json(const std::string& path, const Device& dev, const Config& cfg, c
   std::FILE* f = open_output(path);
   std::fprintf(f, "{\n  \"device\": %s,\n  \"sm_count\": %d,\n  \"l2_bytes\": %lld,\n  \"copy_gbps\": %.3f,\n",
                json_string(dev.name).c_str(), dev.sm_count, static_cast<long long>(dev.l2_bytes), dev.copy_gbps);
-  std::fprintf(f, "  \"iters\": %d,\n  \"out_offset\": %d,\n  \"timing\": \"%s\",\n  \"results\": [", cfg.iters,
-               cfg.out_offset, cfg.graph_timing ? "graph" : "events");
+  std::fprintf(f, "  \"iters\": %d,\n  \"out_offset\": %d,\n  \"timing\": \"%s\",\n  \"programmatic_launch\": %s,\n",
+               cfg.iters, cfg.out_offset, cfg.graph_timing ? "graph" : "events", cfg.programmatic_launch ? "true" : "false");
+  std::fprintf(f, "  \"results\": [");
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     const bool measured = r.check != Check::kNotApplicable;

@@ -30,10 +30,17 @@ void* tensor_workspace(size_t* bytes) {
   return workspace;
 }
 
+// The library's options for the cases' rowwise launches.
+rowwise::Options options_of(const Config& cfg) {
+  rowwise::Options options;
+  options.strategy = cfg.strategy;
+  options.programmatic_launch = cfg.programmatic_launch;
+  return options;
+}
+
 template <class T>
-cudaError_t launch_forward(Op op, const T* x, T* y, int64_t rows, int64_t cols, rowwise::Strategy s,
+cudaError_t launch_forward(Op op, const T* x, T* y, int64_t rows, int64_t cols, const rowwise::Options& options,
                            cudaStream_t stream) {
-  const rowwise::Options options{s};
   size_t bytes = 0;
   void* workspace = is_tensor_op(op) ? tensor_workspace(&bytes) : nullptr;
   switch (op) {
@@ -47,21 +54,20 @@ cudaError_t launch_forward(Op op, const T* x, T* y, int64_t rows, int64_t cols, 
 }
 
 template <class T>
-cudaError_t launch_backward(Op op, const T* y, const T* dy, T* dx, int64_t rows, int64_t cols, rowwise::Strategy s,
-                            cudaStream_t stream) {
-  const rowwise::Options options{s};
+cudaError_t launch_backward(Op op, const T* y, const T* dy, T* dx, int64_t rows, int64_t cols,
+                            const rowwise::Options& options, cudaStream_t stream) {
   return op == Op::kSoftmaxBackward
              ? rowwise::softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, stream, options)
              : rowwise::log_softmax_backward(y, dy, dx, rows, cols, cols, cols, cols, stream, options);
 }
 
 template <class T, class U>
-cudaError_t launch_absmax(Op op, const T* x, U* y, float* scale, int64_t rows, int64_t cols, rowwise::Strategy s,
-                          cudaStream_t stream) {
+cudaError_t launch_absmax(Op op, const T* x, U* y, float* scale, int64_t rows, int64_t cols,
+                          const rowwise::Options& options, cudaStream_t stream) {
   if constexpr (std::is_same_v<T, U>) {
     if (op == Op::kCubAbsmaxScale) return seed_baselines::cub_absmax_scale(x, y, scale, rows, cols, stream);
   }
-  return rowwise::absmax_scale(x, y, scale, rows, cols, cols, cols, stream, rowwise::Options{s});
+  return rowwise::absmax_scale(x, y, scale, rows, cols, cols, cols, stream, options);
 }
 
 // Times launch(i, stream) (warm-ups, then the median of --iters samples: Config::graph_timing), then
@@ -110,7 +116,7 @@ template <class T> Result run_forward(const Case& c, const Config& cfg, const De
   fill_normal(x.all(), x.all_elems(), seed, dev.sm_count);
   auto launch = [&](int i, cudaStream_t stream) {
     const int k = i % copies;
-    return launch_forward(c.op, x.at(k), y.at(k), c.rows, c.cols, cfg.strategy, stream);
+    return launch_forward(c.op, x.at(k), y.at(k), c.rows, c.cols, options_of(cfg), stream);
   };
   auto check_row = [&](int64_t row) {
     const std::vector<double> ref = reference_row(op_info(c.op).reference, row_to_host(x.at(0), row, c.cols));
@@ -128,11 +134,11 @@ template <class T> Result run_backward(const Case& c, const Config& cfg, const D
   // overwrite it.
   for (int k = 0; k < copies; ++k) fill_normal(dx.at(k), n, seed + k, dev.sm_count);
   for (int k = 0; k < copies; ++k)
-    CUDA_CHECK(launch_forward(forward_of(c.op), dx.at(k), y.at(k), c.rows, c.cols, rowwise::Strategy::kAuto, nullptr));
+    CUDA_CHECK(launch_forward(forward_of(c.op), dx.at(k), y.at(k), c.rows, c.cols, rowwise::Options{}, nullptr));
   fill_normal(dy.all(), dy.all_elems(), ~seed, dev.sm_count);
   auto launch = [&](int i, cudaStream_t stream) {
     const int k = i % copies;
-    return launch_backward(c.op, y.at(k), dy.at(k), dx.at(k), c.rows, c.cols, cfg.strategy, stream);
+    return launch_backward(c.op, y.at(k), dy.at(k), dx.at(k), c.rows, c.cols, options_of(cfg), stream);
   };
   auto check_row = [&](int64_t row) {
     const std::vector<double> ref =
@@ -152,7 +158,7 @@ Result run_absmax(const Case& c, const Config& cfg, const Device& dev, uint64_t 
   fill_normal(x.all(), x.all_elems(), seed, dev.sm_count);
   auto launch = [&](int i, cudaStream_t stream) {
     const int k = i % copies;
-    return launch_absmax(c.op, x.at(k), y.at(k), scale.at(k), c.rows, c.cols, cfg.strategy, stream);
+    return launch_absmax(c.op, x.at(k), y.at(k), scale.at(k), c.rows, c.cols, options_of(cfg), stream);
   };
   auto check_row = [&](int64_t row) {
     const AbsmaxReference ref = reference_absmax(row_to_host(x.at(0), row, c.cols), quant_max<U>());

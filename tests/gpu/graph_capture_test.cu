@@ -5,7 +5,7 @@
 // is the captured one: its kernels' attribute, occupancy and cluster queries run under capture (the
 // device's, once, in the first case). Every strategy, the gradients, abs-max to int8, and the
 // whole-tensor ops with their workspace from the stream's pool (graph allocation nodes) or the
-// caller's (left zeroed by each replay for the next).
+// caller's (left zeroed by each replay for the next). And programmatic launches, on a stream and in a graph.
 #include <gtest/gtest.h>
 
 #include <cuda_bf16.h>
@@ -53,21 +53,22 @@ template <class Call> cudaError_t replay_captured(Call&& call) {
   return e;
 }
 
+// Each strategy forced on a shape it takes (the cluster falls back to split where the device has none),
+// and dispatch on a decode row and a ragged short one.
+struct StrategyCase {
+  Strategy strategy;
+  int64_t rows, cols;
+};
+constexpr StrategyCase kStrategyCases[] = {
+    {Strategy::kWarp, 100, 1000},      {Strategy::kTile, 300, 33},        {Strategy::kBlock, 20, 5000},
+    {Strategy::kBlockSmem, 3, 20000},  {Strategy::kCluster, 2, 131072},   {Strategy::kSplit, 3, 200000},
+    {Strategy::kTwoLaunch, 2, 300001}, {Strategy::kTwoPass, 2, 70001},    {Strategy::kAuto, 1, 131072},
+    {Strategy::kAuto, 1000, 129}};
+
 TEST(GraphCapture, EveryStrategyReplaysTheCapturedCall) {
   RW_REQUIRE_GPU();
-  struct Case {
-    Strategy strategy;
-    int64_t rows, cols;
-  };
-  // Each forced on a shape it takes (the cluster falls back to split where the device has none), and
-  // dispatch on a decode row and a ragged short one.
-  const Case cases[] = {{Strategy::kWarp, 100, 1000},      {Strategy::kTile, 300, 33},
-                        {Strategy::kBlock, 20, 5000},      {Strategy::kBlockSmem, 3, 20000},
-                        {Strategy::kCluster, 2, 131072},   {Strategy::kSplit, 3, 200000},
-                        {Strategy::kTwoLaunch, 2, 300001}, {Strategy::kTwoPass, 2, 70001},
-                        {Strategy::kAuto, 1, 131072},      {Strategy::kAuto, 1000, 129}};
   int index = 0;
-  for (const Case& c : cases) {
+  for (const StrategyCase& c : kStrategyCases) {
     rowwise::Options options;
     options.strategy = c.strategy;
     const Layout& layout = forward_layout(index % 2 == 0 ? "contiguous" : "misaligned-both");
@@ -79,6 +80,53 @@ TEST(GraphCapture, EveryStrategyReplaysTheCapturedCall) {
         });
     EXPECT_TRUE(r.ok()) << rowwise::strategy_name(c.strategy) << " " << c.rows << " x " << c.cols << " "
                         << layout.name << ": " << r.summary();
+  }
+}
+
+// Two programmatic launches in a row (Options::programmatic_launch), the second reading what the first
+// wrote last: log_softmax of ~64 MB of rows ending in x, into a buffer of NaN, then softmax of its last
+// rows, which is softmax(x). Each launch lets the next begin once all its CTAs have started, so a
+// kernel that read before waiting for the one before it would read NaN (or, in two_launch, its own
+// first launch's states before they are written). On a stream, and captured in a graph (a programmatic
+// edge between the two). Below sm_90 the launches are ordinary.
+TEST(GraphCapture, ProgrammaticLaunchesReadWhatTheLaunchBeforeWrote) {
+  RW_REQUIRE_GPU();
+  constexpr int64_t kLeadBytes = int64_t{64} << 20;
+  int index = 0;
+  for (const bool captured : {false, true}) {
+    for (const StrategyCase& c : kStrategyCases) {
+      rowwise::Options options;
+      options.strategy = c.strategy;
+      options.programmatic_launch = true;
+      const int64_t lead = kLeadBytes / (c.cols * int64_t{sizeof(float)});  // rows before x's
+      const int64_t rows = lead + c.rows, elems = rows * c.cols;
+      const CaseReport r = check_forward_launch<float>(
+          Op::kSoftmax, c.rows, c.cols, Values::kNormal, forward_layout("contiguous"), 91 + index++,
+          [&](const float* x, float* y, int64_t, int64_t) {
+            DeviceBuffer<float> in, logits;
+            if (cudaError_t e = in.allocate(elems); e != cudaSuccess) return e;
+            if (cudaError_t e = logits.allocate(elems); e != cudaSuccess) return e;
+            if (cudaError_t e = cudaMemset(in.ptr, 0, lead * c.cols * sizeof(float)); e != cudaSuccess) return e;
+            if (cudaError_t e = cudaMemcpy(in.ptr + lead * c.cols, x, c.rows * c.cols * sizeof(float),
+                                           cudaMemcpyDeviceToDevice);
+                e != cudaSuccess)
+              return e;
+            if (cudaError_t e = cudaMemset(logits.ptr, 0xFF, elems * sizeof(float)); e != cudaSuccess) return e;  // NaN
+            if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return e;
+            const auto chain = [&](cudaStream_t s) {
+              const cudaError_t e = call_forward(Op::kLogSoftmax, in.ptr, logits.ptr, rows, c.cols, c.cols, c.cols,
+                                                 options, s);
+              return e != cudaSuccess ? e
+                                      : call_forward(Op::kSoftmax, logits.ptr + lead * c.cols, y, c.rows, c.cols,
+                                                     c.cols, c.cols, options, s);
+            };
+            if (captured) return replay_captured(chain);
+            if (cudaError_t e = chain(nullptr); e != cudaSuccess) return e;
+            return cudaDeviceSynchronize();
+          });
+      EXPECT_TRUE(r.ok()) << (captured ? "graph " : "stream ") << rowwise::strategy_name(c.strategy) << " " << c.rows
+                          << " x " << c.cols << " after " << lead << " rows: " << r.summary();
+    }
   }
 }
 

@@ -50,28 +50,43 @@ inline unsigned grid_for(int64_t work_blocks, int64_t iterations_per_block, cons
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, cta_cap(plan))));
 }
 
-// A launch's configuration for cudaLaunchKernelEx, with one attribute (split's cooperative launch,
-// cluster's dimension) where given; the attribute must outlive the launch call.
-inline cudaLaunchConfig_t launch_config(unsigned grid, int threads, int64_t smem_bytes, cudaStream_t stream,
-                                        cudaLaunchAttribute* attribute = nullptr) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = threads;
-  config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
-  config.stream = stream;
-  config.attrs = attribute;
-  config.numAttrs = attribute != nullptr ? 1 : 0;
-  return config;
-}
+// A launch's configuration for cudaLaunchKernelEx: `attribute` (split's cooperative launch, cluster's
+// dimension) where given, and programmatic dependent launch where asked (Plan::programmatic_launch). It
+// holds the attributes it points to, so it is built where it is used and never copied.
+class LaunchConfig {
+ public:
+  LaunchConfig(unsigned grid, int threads, int64_t smem_bytes, cudaStream_t stream, bool programmatic,
+               const cudaLaunchAttribute* attribute = nullptr) {
+    config_.gridDim = grid;
+    config_.blockDim = threads;
+    config_.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
+    config_.stream = stream;
+    if (attribute != nullptr) attributes_[config_.numAttrs++] = *attribute;
+    if (programmatic) {
+      cudaLaunchAttribute& a = attributes_[config_.numAttrs++];
+      a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      a.val.programmaticStreamSerializationAllowed = 1;
+    }
+    config_.attrs = attributes_;
+  }
+  LaunchConfig(const LaunchConfig&) = delete;
+  LaunchConfig& operator=(const LaunchConfig&) = delete;
+  cudaLaunchConfig_t* get() { return &config_; }
 
-// kernel<<<grid, threads, smem_bytes, stream>>>(args...), returning that launch's own error:
-// cudaPeekAtLastError after a launch also returns any earlier failed runtime call of the thread's (the
-// caller's, or one of ours, which then failed every later call too).
+ private:
+  cudaLaunchAttribute attributes_[2] = {};
+  cudaLaunchConfig_t config_ = {};
+};
+
+// kernel<<<grid, plan.threads, smem_bytes, stream>>>(args...), programmatic where the plan asks it,
+// returning that launch's own error: cudaPeekAtLastError after a launch also
+// returns any earlier failed runtime call of the thread's (the caller's, or one of ours, which then
+// failed every later call too).
 template <class... Params, class... Args>
-cudaError_t launch_kernel(void (*kernel)(Params...), unsigned grid, int threads, int64_t smem_bytes,
+cudaError_t launch_kernel(void (*kernel)(Params...), unsigned grid, const Plan& plan, int64_t smem_bytes,
                           cudaStream_t stream, const Args&... args) {
-  const cudaLaunchConfig_t config = launch_config(grid, threads, smem_bytes, stream);
-  return cudaLaunchKernelEx(&config, kernel, args...);
+  LaunchConfig config(grid, plan.threads, smem_bytes, stream, plan.programmatic_launch);
+  return cudaLaunchKernelEx(config.get(), kernel, args...);
 }
 
 template <class Op, int N, int I, class Io>
@@ -89,7 +104,7 @@ cudaError_t launch_warp(const Io& io, const RowShape& shape, const Plan& plan,
                                          c.ends == PackEnds::kWhole, Io>();
       const int64_t rows_per_block = warp_rows_per_block(plan);
       const unsigned grid = grid_for((shape.rows + rows_per_block - 1) / rows_per_block, plan.block_iterations, plan);
-      return launch_kernel(kernel, grid, plan.threads, 0, stream, io, shape.rows, shape.cols, plan.width);
+      return launch_kernel(kernel, grid, plan, 0, stream, io, shape.rows, shape.cols, plan.width);
     }
   }
   if constexpr (I + 1 < static_cast<int>(std::size(kWarpConfigs))) {
@@ -121,7 +136,7 @@ template <class Kernel, class Io>
 cudaError_t launch_row_blocks(Kernel kernel, const Io& io, const RowShape& shape, const Plan& plan,
                               cudaStream_t stream) {
   if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
-  return launch_kernel(kernel, grid_for(shape.rows, 1, plan), plan.threads, plan.smem_bytes, stream, io, shape.rows,
+  return launch_kernel(kernel, grid_for(shape.rows, 1, plan), plan, plan.smem_bytes, stream, io, shape.rows,
                        shape.cols);
 }
 
@@ -135,7 +150,7 @@ cudaError_t launch_tile(const Io& io, const RowShape& shape, const Plan& plan, c
     else if (shape.cols <= kTileKeptRuns * kTileChunk) kernel = tile_rows_kernel<Op, Io, kTileKeptRuns>;
   }
   if (cudaError_t e = allow_dynamic_smem(kernel, plan.smem_bytes); e != cudaSuccess) return e;
-  return launch_kernel(kernel, grid_for(shape.rows, plan.rows_per_tile, plan), plan.threads, plan.smem_bytes, stream, io,
+  return launch_kernel(kernel, grid_for(shape.rows, plan.rows_per_tile, plan), plan, plan.smem_bytes, stream, io,
                        shape.rows, shape.cols, plan.rows_per_tile, plan.width, plan.pair_split,
                        plan.out_in_input_plane);
 }
@@ -216,8 +231,8 @@ cudaError_t launch_split(const Io& io, const RowShape& shape, const Plan& plan, 
     cooperative.val.cooperative = 1;
     // A row's CTAs wait for each other: a bound keeps one row's worth at least.
     const auto grid = static_cast<unsigned>(std::min({items, rounds_ctas, cta_cap_in_groups(plan, layout.chunks)}));
-    const cudaLaunchConfig_t config = launch_config(grid, plan.threads, plan.smem_bytes, stream, &cooperative);
-    return cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols, layout, ws);
+    LaunchConfig config(grid, plan.threads, plan.smem_bytes, stream, false, &cooperative);
+    return cudaLaunchKernelEx(config.get(), kernel, io, shape.rows, shape.cols, layout, ws);
   });
   return e;
 }
@@ -232,18 +247,20 @@ cudaError_t launch_two_launch(const Io& io, const RowShape& shape, const Plan& p
   DeviceInfo dev;
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
   const size_t bytes = split_workspace_bytes(shape.rows, plan.row_ctas, sizeof(State));
-  return with_workspace(workspace, bytes, dev, stream, [&](void* w, bool) {
+  return with_workspace(workspace, bytes, dev, stream, [&](void* w, bool own) {
     auto* states = reinterpret_cast<State*>(static_cast<unsigned char*>(w) + split_counter_bytes(shape.rows));
     const unsigned grid =
         static_cast<unsigned>(std::min<int64_t>({shape.rows * plan.row_ctas, split_resident_ctas(dev), cta_cap(plan)}));
-    cudaError_t e = launch_kernel(two_launch_reduce_kernel<Op, N, Io>, grid, plan.threads, 0, stream, io, shape.rows,
+    // The reduction right after its workspace's allocation launches as usual (Options::programmatic_launch).
+    Plan reduce_plan = plan;
+    reduce_plan.programmatic_launch = plan.programmatic_launch && !own;
+    cudaError_t e = launch_kernel(two_launch_reduce_kernel<Op, N, Io>, grid, reduce_plan, 0, stream, io, shape.rows,
                                   shape.cols, plan.row_ctas, states);
     constexpr int64_t ring_bytes = Io::Row::template kAsyncCopy<N> ? kTwoLaunchRingBytes<N, Io> : 0;
     auto map_kernel = two_launch_map_kernel<Op, N, Io>;
     if (e == cudaSuccess) e = allow_dynamic_smem(map_kernel, ring_bytes);
     if (e == cudaSuccess) {
-      e = launch_kernel(map_kernel, grid, plan.threads, ring_bytes, stream, io, shape.rows, shape.cols, plan.row_ctas,
-                        states);
+      e = launch_kernel(map_kernel, grid, plan, ring_bytes, stream, io, shape.rows, shape.cols, plan.row_ctas, states);
     }
     return e;
   });
@@ -256,6 +273,7 @@ inline cudaError_t fallback_plan(Strategy strategy, const RowShape& shape, const
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
   if (!plan_for(strategy, shape, dev, to)) return cudaErrorInvalidValue;
   to->max_ctas = from.max_ctas;
+  to->programmatic_launch = from.programmatic_launch;
   return cudaSuccess;
 }
 
@@ -295,8 +313,8 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
   // A cluster a row (the kernel loops past 2^31 CTAs or the caller's bound, one cluster at least).
   const int64_t grid_clusters =
       std::min<int64_t>(shape.rows, cta_cap_in_groups(plan, plan.cluster_size) / plan.cluster_size);
-  cudaLaunchConfig_t config = launch_config(static_cast<unsigned>(grid_clusters * plan.cluster_size), plan.threads,
-                                            0, stream, &dimension);
+  const auto grid = static_cast<unsigned>(grid_clusters * plan.cluster_size);
+  LaunchConfig config(grid, plan.threads, 0, stream, plan.programmatic_launch, &dimension);
   // How many such clusters the device holds at once (0: it cannot co-schedule one): asked once per
   // context and shape (the query costs microseconds, as much as a decode-sized launch; the context
   // holds the non-portable size allowed, which a cudaDeviceReset forgets).
@@ -319,7 +337,9 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
                                cudaClusterSchedulingPolicyLoadBalancing) != cudaSuccess)
         cudaGetLastError();
       cudaError_t e = cudaFuncGetAttributes(&built, kernel);
-      if (e == cudaSuccess && built.ptxVersion >= 90) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+      // Asked without programmatic launch, which changes nothing it counts.
+      LaunchConfig query(grid, plan.threads, 0, stream, false, &dimension);
+      if (e == cudaSuccess && built.ptxVersion >= 90) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, query.get());
       held = e == cudaSuccess && built.ptxVersion >= 90 ? clusters : 0;
       // A failed query is no answer (it may pass next time): cleared from the thread's last error (it
       // is ours), not cached.
@@ -332,8 +352,8 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
     if (cudaError_t f = fallback_plan(Strategy::kSplit, shape, plan, &fallback); f != cudaSuccess) return f;
     return launch_split_or_two_launch<Op, N>(io, shape, fallback, stream, workspace);
   }
-  if (plan.clusters_loop && held < grid_clusters) config.gridDim.x = static_cast<unsigned>(held * plan.cluster_size);
-  return cudaLaunchKernelEx(&config, kernel, io, shape.rows, shape.cols);
+  if (plan.clusters_loop && held < grid_clusters) config.get()->gridDim.x = static_cast<unsigned>(held * plan.cluster_size);
+  return cudaLaunchKernelEx(config.get(), kernel, io, shape.rows, shape.cols);
 }
 
 // Only the K that plan_block_slice can choose are instantiated (kBlockRowsInstantiated), and the narrow

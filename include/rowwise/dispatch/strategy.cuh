@@ -654,6 +654,7 @@ struct Plan {
   SplitLayout split{};      // split: slices of a row
   int64_t row_ctas = 0;     // two_launch: CTAs a row
   int64_t max_ctas = 0;     // launch: at most this many CTAs (Options::max_ctas; 0: no bound)
+  bool programmatic_launch = false;  // launch: programmatic dependent launch (Options::programmatic_launch)
   int64_t block_iterations = 0;  // warp: blocks' worth of rows each block loops over (warp_block_iterations)
 };
 

@@ -152,6 +152,7 @@ __device__ inline typename Op::State copy_and_reduce_row(const typename Io::Row&
 template <class Op, int N, bool kFillsSm, class Io>
 __global__ void __launch_bounds__(block_max_threads(kSmemBatch * kPackStoredBytes<N, Io>), kFillsSm ? 1 : 0)
     block_smem_rows_kernel(Io io, int64_t rows, int64_t cols) {
+  wait_for_prior_grid();
   using State = typename Op::State;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   // Planes as long as the launch's buffer allows: the planner sizes it for the longest row it saw, or

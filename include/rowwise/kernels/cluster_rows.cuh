@@ -25,6 +25,7 @@ inline constexpr int kClusterMinBlocksPerSm = kOpBoundsClusterSlices<Op> ? kBloc
 template <class Op, int N, int K, bool kEdge, class Io>
 __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kClusterMinBlocksPerSm<Op, N, K, Io>)
     cluster_rows_kernel(Io io, int64_t rows, int64_t cols) {
+  wait_for_prior_grid();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();  // clusters need sm_90; dispatch never picks this strategy below compute capability 9
 #else

@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "../primitives/grid_dependence.cuh"
+
 namespace rowwise {
 
 // A register-resident row strategy's thread holds up to kStoredBytesPerThread of row (in the storage

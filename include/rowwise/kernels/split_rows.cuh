@@ -193,6 +193,7 @@ __device__ inline typename Op::State merge_row_states(const typename Op::State* 
 template <class Op, int N, class Io>
 __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     split_rows_kernel(Io io, int64_t rows, int64_t cols, SplitLayout layout, SplitWorkspace<typename Op::State> ws) {
+  wait_for_prior_grid();
   using State = typename Op::State;
   constexpr int U = kSplitBatch<N, Io>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];

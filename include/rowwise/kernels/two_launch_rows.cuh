@@ -139,6 +139,7 @@ __device__ inline void map_whole_packs_ahead(const BatchedRow<Io>& r, BatchWalk 
 template <class Op, int N, class Io>
 __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     two_launch_reduce_kernel(Io io, int64_t rows, int64_t cols, int64_t chunks, typename Op::State* states) {
+  wait_for_prior_grid();
   using State = typename Op::State;
   constexpr int U = kTwoLaunchBatch<N, Io>;
   __shared__ State slots[2][kMaxWarpsPerBlock];
@@ -161,6 +162,7 @@ __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
 template <class Op, int N, class Io>
 __global__ void __launch_bounds__(kSplitThreads, kSplitBlocksPerSm)
     two_launch_map_kernel(Io io, int64_t rows, int64_t cols, int64_t chunks, const typename Op::State* states) {
+  wait_for_prior_grid();
   using State = typename Op::State;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   __shared__ State slots[2][kMaxWarpsPerBlock];

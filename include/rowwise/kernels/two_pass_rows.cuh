@@ -12,6 +12,7 @@ inline constexpr int kTwoPassBatch = 4;
 
 template <class Op, int N, class Io>
 __global__ void __launch_bounds__(block_max_threads(kTwoPassBatch * kPackStoredBytes<N, Io>)) two_pass_rows_kernel(Io io, int64_t rows, int64_t cols) {
+  wait_for_prior_grid();
   using State = typename Op::State;
   __shared__ State slots[2][kMaxWarpsPerBlock];
   int parity = 0;
