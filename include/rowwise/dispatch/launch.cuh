@@ -79,9 +79,8 @@ class LaunchConfig {
 };
 
 // kernel<<<grid, plan.threads, smem_bytes, stream>>>(args...), programmatic where the plan asks it,
-// returning that launch's own error: cudaPeekAtLastError after a launch also
-// returns any earlier failed runtime call of the thread's (the caller's, or one of ours, which then
-// failed every later call too).
+// returning that launch's own error: cudaPeekAtLastError after a launch also returns any earlier failed
+// runtime call of the thread's (the caller's, or one of ours, which then failed every later call too).
 template <class... Params, class... Args>
 cudaError_t launch_kernel(void (*kernel)(Params...), unsigned grid, const Plan& plan, int64_t smem_bytes,
                           cudaStream_t stream, const Args&... args) {
