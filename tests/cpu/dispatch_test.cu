@@ -400,6 +400,35 @@ TEST(Dispatch, ExpOpsTakeOneRagged16BitRowAGroupWhereMemoryOutpacesTheSms) {
   EXPECT_EQ(choose(fp32).rows_per_group, 2);
 }
 
+// There too, edge-taking lanes hold a pack fewer (at most kMaxOverflowLanePacks), the row's last whole
+// packs going with its edge, where the edge's slots have room: ops of an exp an element, and int8 / fp8
+// outputs of 16-bit rows at 2 packs a lane. Other ops, more packs a lane and the H100 keep their lanes.
+TEST(Dispatch, WarpLanesGiveWholePacksToTheEdgeWhereMemoryOutpacesTheSms) {
+  struct Row { int64_t cols; int elem_bytes; bool exp_op, narrows; int h200_packs, h100_packs, rows_per_group; };
+  for (const Row row : {Row{137, 2, false, true, 2, 3, 2},  // 17 whole packs: 8 lanes of 2 and 9 edge elements
+                        Row{143, 2, false, true, 2, 3, 2},  // 15 edge elements, of 16 slots
+                        Row{201, 2, false, true, 4, 4, 2},  // int8 / fp8 outputs at 3 packs a lane lost
+                        Row{265, 2, true, false, 4, 5, 1},  // 33 whole packs: 8 lanes of 4
+                        Row{785, 2, true, false, 7, 7, 1},  // 98 whole packs: 16 lanes of 6 would lose
+                        Row{333, 2, false, false, 6, 6, 1},  // abs-max to bf16
+                        Row{101, 4, true, false, 3, 4, 2}}) {  // fp32: 25 whole packs, 8 lanes of 3, two rows
+    for (bool h200 : {true, false}) {
+      const int pack = 16 / row.elem_bytes;
+      RowShape s = ragged_shape(row.cols, row.elem_bytes, pack);
+      s.exp_per_element = row.exp_op;
+      s.narrows_output = row.narrows;
+      const Plan p = choose(s, Strategy::kAuto, h200 ? kHopper : kH100);
+      const std::string where = std::to_string(row.cols) + " x " + std::to_string(row.elem_bytes) + " bytes, H200 " +
+                                std::to_string(h200);
+      EXPECT_EQ(p.strategy, Strategy::kWarp) << where;
+      EXPECT_TRUE(p.edge) << where;
+      EXPECT_EQ(p.width, row.cols / pack > 64 ? 16 : 8) << where;
+      EXPECT_EQ(p.packs_per_lane, h200 ? row.h200_packs : row.h100_packs) << where;
+      if (h200) EXPECT_EQ(p.rows_per_group, row.rows_per_group) << where;
+    }
+  }
+}
+
 // There too, ops of an exp an element take ragged rows of 17-18 whole packs (16-bit 137-151 columns,
 // fp32 69-75) in 6 lanes of 3 with the edge: 16-bit rows one a group, fp32 rows two. Other ops, rows of
 // 16 or 19 whole packs and the H100 keep 8 lanes.
@@ -526,7 +555,10 @@ TEST(Dispatch, WarpPlansAreLaunchedConfigs) {
               if (!p.edge) continue;
               // Groups of exactly their lanes size their edge slots for them (warp_rows.cuh).
               if ((p.width & (p.width - 1)) == 0) EXPECT_GE(p.width, rowwise::kMinEdgeThreads) << where;
-              EXPECT_GE(int64_t(p.width) * p.packs_per_lane, cols / pack) << where;
+              // The lanes hold the row's whole packs but those the edge's slots take (edge_takes_overflow).
+              const int64_t slots = int64_t(p.width) * p.packs_per_lane;
+              const int edge_slots = rowwise::edge_slots(pack, p.lanes > 0 ? p.lanes : rowwise::kMinEdgeThreads);
+              EXPECT_LE(std::max<int64_t>(2 * (pack - 1), cols - pack * slots), int64_t(edge_slots) * p.width) << where;
               EXPECT_LE(p.rows_per_group * p.packs_per_lane * pack * s.value_bytes, rowwise::kStoredBytesPerThread)
                   << where;
             }

@@ -255,6 +255,30 @@ inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& sh
   return true;
 }
 
+// Edge-taking lanes (of a power-of-two width) hold K whole packs each; a row with more whole packs
+// than that may give the rest to the edge where the edge's slots (kEdgeSlots: the 2 (N - 1) elements of
+// partial packs over kMinEdgeThreads lanes, rounded up) leave room (kernels/row_common.cuh row_edge).
+// The planner then takes the fewest packs a lane at the width and rows a group it chose, where memory
+// outpaces the SMs and the lanes may (warp_lanes_may_overflow in kernels/warp_rows.cuh): ops of an exp an
+// element at up to 5 packs a lane, int8 / fp8 outputs of 16-bit rows at 2. H200, 256 MiB, two rounds,
+// against 82d2057 in one job (docs/perf.md "Whole packs with the edge"): int8 / fp8 outputs of 16-bit rows
+// of 137-143 columns 70.3-81.6 -> 80.6-82.2 % (bf16 to int8 of 137: 70.3 -> 80.6); bf16 softmax /
+// log_softmax of 201 / 265 / 333 / 521 / 1041 columns +1.0 / +5.2, +8.4 / +6.5, +4.4 / +2.7, +11.0 / +8.7,
+// +14.7 / +8.9 (265: 82.1 / 83.9 -> 90.5 / 90.4 %); fp32 softmax / log_softmax of 101 columns +4.3 /
+// +2.6, other fp32 rows +-0.5. Probed with every configuration that fit, lost: lanes of 6 packs (16-bit
+// softmax and log_softmax of 785 columns -1.7 to -6.1; 777 -1.6 to +3.1), int8 / fp8 outputs at 3-5
+// packs a lane (16-bit 201, 333 columns -0.4 to -1.8), bf16 absmax_scale of 333 -1.1, fp32 int8 outputs
+// -1.5 to -3.4 (their lanes start on lines: kWarpLanesOnLines), and overflows into another width or rows
+// a group (fp32 softmax of 265 columns -5.8, bf16 log_softmax and softmax_backward of 281 -6).
+inline bool edge_takes_overflow(const RowShape& shape, const DeviceInfo& dev, const WarpConfig& c, int width) {
+  if (!shape.partial_packs() || !memory_outpaces_sms(dev) || c.lanes > 0 ||
+      !warp_lanes_may_overflow(shape.pack, c.packs_per_lane, shape.exp_per_element, shape.narrows_output,
+                               shape.value_bytes))
+    return false;
+  const int64_t slots = int64_t(c.packs_per_lane) * width;
+  return shape.cols - int64_t(shape.pack) * slots <= int64_t(edge_slots(shape.pack, kMinEdgeThreads)) * width;
+}
+
 // Input bytes one warp-strategy block (kWarpBlockThreads) moves, looping over its rows. Blocks of
 // 128 threads and 8 / 32 KB (fp32 rows / the others) ran slower than torch.compile's one-pass programs
 // of 64 threads and 2-4 KB on short rows (docs/perf.md "Warp blocks of 64 threads"). H200, 1 GiB, A/B
@@ -820,6 +844,16 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
         break;
       }
       if (best_slots == 0) return false;
+      // Fewer packs a lane at the same width and rows a group, the row's last whole packs with its edge.
+      for (const WarpConfig& c : kWarpConfigs) {
+        if (!plan->edge || plan->lanes > 0 || c.lanes > 0 || !c.edge_lanes ||
+            c.rows_per_group != plan->rows_per_group || c.packs_per_lane >= plan->packs_per_lane)
+          continue;
+        if (!edge_takes_overflow(shape, dev, c, plan->width) || !holds(c) || !warp_config_takes(c, plan->width, shape, dev))
+          continue;
+        take(c, plan->width, int64_t(c.packs_per_lane) * plan->width);
+        break;
+      }
       const int64_t rows_per_block = warp_rows_per_block(*plan);
       plan->block_iterations =
           warp_block_iterations(shape, (shape.rows + rows_per_block - 1) / rows_per_block,

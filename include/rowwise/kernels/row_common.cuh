@@ -158,8 +158,8 @@ __device__ inline void map_and_store_pack(const RowIo& io, const PackedOf<RowIo,
 // Slots enough for the 2 (N - 1) elements an edge may hold, over groups of Threads threads (a group of
 // any width sizes them for its lanes; power-of-two groups have kMinEdgeThreads or more).
 inline constexpr int kMinEdgeThreads = 8;
-template <int N, int Threads = kMinEdgeThreads>
-inline constexpr int kEdgeSlots = N > 1 ? (2 * (N - 1) + Threads - 1) / Threads : 1;
+constexpr int edge_slots(int pack, int threads) { return pack > 1 ? (2 * (pack - 1) + threads - 1) / threads : 1; }
+template <int N, int Threads = kMinEdgeThreads> inline constexpr int kEdgeSlots = edge_slots(N, Threads);
 struct RowEdge {
   int head = 0;  // elements before the first whole pack
   int tail = 0;  // elements after the last whole pack
@@ -169,6 +169,14 @@ struct RowEdge {
 template <int N, class I> __device__ inline RowEdge row_edge(I cols, int phase) {
   const int head = phase == 0 ? 0 : static_cast<int>(cols < N - phase ? cols : N - phase);
   return {head, static_cast<int>((cols - head) % N)};
+}
+// The edge of a row whose threads hold at most held_packs of its whole packs: the whole packs past
+// those go with the edge too (warp lanes whose slots a row overflows by less than the edge's spare
+// slots: dispatch/strategy.cuh edge_takes_overflow).
+template <int N> __device__ inline RowEdge row_edge(int cols, int phase, int held_packs) {
+  const RowEdge edge = row_edge<N>(cols, phase);
+  const int whole = (cols - edge.head) / N;
+  return whole <= held_packs ? edge : RowEdge{edge.head, cols - edge.head - N * held_packs};
 }
 
 // Loads the edge elements thread `t` of `threads` takes; slots without one hold pads.

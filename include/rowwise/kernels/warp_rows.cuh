@@ -36,6 +36,17 @@ __device__ inline int line_shift(const RowIo& io, int first_whole, int whole_pac
   return offset + whole_packs <= K * width ? offset : 0;
 }
 
+// Whether edge-taking lanes of K packs of N elements (a power of two a group) may hold fewer whole packs
+// than the row has, the rest going with the row's edge (row_edge): ops of an exp an element at up to
+// kMaxOverflowLanePacks packs a lane, int8 / fp8 outputs of 16-bit rows at 2 (dispatch/strategy.cuh
+// edge_takes_overflow has the measurements). The planner and the kernels share it.
+inline constexpr int kMaxOverflowLanePacks = 5;
+__host__ __device__ constexpr bool warp_lanes_may_overflow(int n, int k, bool exp_op, bool narrows_output,
+                                                           int value_bytes) {
+  if (n == 1) return false;
+  return exp_op ? k <= kMaxOverflowLanePacks : narrows_output && value_bytes == 2 && k == 2;
+}
+
 // Lanes > 0: groups of exactly Lanes lanes, any count, for rows that fill their slots where a power
 // of two would leave many empty (dispatch/strategy.cuh); the warp's last 32 % Lanes lanes hold no row.
 // WholeRows: every row starts on a pack and is a whole number of them (the plan knows: configurations
@@ -84,6 +95,8 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // 16-bit -1.1 to +0.8.
   constexpr bool kUntestedLoads = kNarrowsOutput<RowIo> && (R > 1 || kWarpValueBytes<N, Io> == 4);
   static_assert(!(EdgeLanes && WholeRows), "whole rows have no edge");
+  constexpr bool kMayOverflow = Lanes == 0 && warp_lanes_may_overflow(N, K, kOpExpPerElement<Op>,
+                                                                      kNarrowsOutput<RowIo>, kWarpValueBytes<N, Io>);
   const auto end = [&](int phase) {
     return EdgeLanes || WholeRows ? (row_cols + phase) / N : packs_in_row(row_cols, phase, N);
   };
@@ -116,7 +129,8 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
         if constexpr (kOnLines) first[r] -= line_shift<N, K>(row_io(r), first_whole, row_end - first_whole, width);
         load_strided_packs<Op, N, K, true, kOnLines, kUntestedLoads>(row_io(r), v[r], first[r], width, row_end,
                                                                        phase[r], row_cols);
-        edge[r] = row < rows ? row_edge<N>(row_cols, phase[r]) : RowEdge{};
+        if constexpr (kMayOverflow) edge[r] = row < rows ? row_edge<N>(row_cols, phase[r], K * width) : RowEdge{};
+        else edge[r] = row < rows ? row_edge<N>(row_cols, phase[r]) : RowEdge{};
         load_edge<Op, N, kSlots>(row_io(r), edge_values[r], edge[r], group_lane, width, row_cols);
       } else {
         first[r] = group_lane;
