@@ -88,7 +88,8 @@ TEST(GraphCapture, EveryStrategyReplaysTheCapturedCall) {
 // rows, which is softmax(x). Each launch lets the next begin once all its CTAs have started, so a
 // kernel that read before waiting for the one before it would read NaN (or, in two_launch, its own
 // first launch's states before they are written). On a stream, and captured in a graph (a programmatic
-// edge between the two). Below sm_90 the launches are ordinary.
+// edge between the two). Below sm_90, and for the short-row strategies (warp, tile, block:
+// waits_for_prior_grid), the launches are ordinary.
 TEST(GraphCapture, ProgrammaticLaunchesReadWhatTheLaunchBeforeWrote) {
   RW_REQUIRE_GPU();
   constexpr int64_t kLeadBytes = int64_t{64} << 20;

@@ -272,7 +272,7 @@ inline cudaError_t fallback_plan(Strategy strategy, const RowShape& shape, const
   if (cudaError_t e = current_device_info(&dev); e != cudaSuccess) return e;
   if (!plan_for(strategy, shape, dev, to)) return cudaErrorInvalidValue;
   to->max_ctas = from.max_ctas;
-  to->programmatic_launch = from.programmatic_launch;
+  to->programmatic_launch = from.programmatic_launch && waits_for_prior_grid(strategy);
   return cudaSuccess;
 }
 

@@ -18,6 +18,18 @@
 namespace rowwise {
 
 enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kSplit, kTwoLaunch, kTwoPass, kTile };
+
+// Whether a strategy's kernels wait for the grid before them (primitives/grid_dependence.cuh), so that
+// they may launch programmatically (Options::programmatic_launch): the long-row strategies, whose decode
+// shapes gained 0.3 us a launch so. Warp, tile and block rows do not: the wait and trigger, though they
+// return at once in a grid launched without the attribute, took int8 outputs of bf16 rows of 1288-1297
+// columns (block rows of 32 threads) from 93-96 to 73 % of copy (H200, 256 MiB; docs/perf.md
+// "Programmatic launches").
+inline bool waits_for_prior_grid(Strategy s) {
+  return s == Strategy::kCluster || s == Strategy::kBlockSmem || s == Strategy::kSplit || s == Strategy::kTwoLaunch ||
+         s == Strategy::kTwoPass;
+}
+
 // Every value, for what walks them all (argument parsing, test sweeps).
 inline constexpr Strategy kStrategies[] = {Strategy::kAuto,  Strategy::kWarp,      Strategy::kBlock,
                                            Strategy::kCluster, Strategy::kBlockSmem, Strategy::kSplit,

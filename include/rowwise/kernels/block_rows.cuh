@@ -81,7 +81,6 @@ inline constexpr bool kBlockRowsInstantiated =
 template <class Op, int N, int K, bool kEdge, class Io>
 __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kBlockMinBlocksPerSm<Op, N, K, Io>)
     block_rows_kernel(Io io, int64_t rows, int64_t cols) {
-  wait_for_prior_grid();
   using RowIo = typename Io::Row;
   using State = typename Op::State;
   // Whole packs of rows quantized to a narrower output (int8 / fp8) move without the row's bounds

@@ -324,7 +324,6 @@ template <class Op, class Io, int kKeptRuns>
 __global__ void __launch_bounds__(kTileThreads, kTileMinBlocksPerSm<Op, kKeptRuns>)
     tile_rows_kernel(Io io, int64_t rows, int64_t cols, int rows_per_tile, int width, int pair_split,
                      bool out_in_input_plane) {
-  wait_for_prior_grid();
   using RowIo = typename Io::Row;
   using Stored = typename RowIo::Stored;
   using Out = typename RowIo::Out;

@@ -216,7 +216,6 @@ inline constexpr int kWarpLaneRegisters = [] {
 
 template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, bool WholeRows, class Io>
 __global__ void warp_rows_kernel(Io io, int64_t rows, int64_t cols, int width) {
-  wait_for_prior_grid();
   warp_rows<Op, N, K, R, EdgeLanes, Lanes, WholeRows>(io, rows, cols, width);
 }
 template <class Op, int N, int K, int R, bool EdgeLanes, int Lanes, bool WholeRows, class Io>
@@ -224,7 +223,6 @@ __global__ void __launch_bounds__(kWarpBlockThreads,
                                   min_blocks_per_sm<Op>(kWarpBlockThreads, R * K * kPackStoredBytes<N, Io>,
                                                         kWarpLaneRegisters<Op, N, K, R, EdgeLanes, Io>))
     warp_rows_bounded_kernel(Io io, int64_t rows, int64_t cols, int width) {
-  wait_for_prior_grid();
   warp_rows<Op, N, K, R, EdgeLanes, Lanes, WholeRows>(io, rows, cols, width);
 }
 

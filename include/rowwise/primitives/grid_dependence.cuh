@@ -7,8 +7,9 @@
 
 namespace rowwise {
 
-// Every rowwise kernel calls this first: it waits for the grid it depends on, if any, then lets its own
-// dependent start (that grid waits in turn before it reads what this one writes).
+// The long-row kernels call this first (dispatch/strategy.cuh waits_for_prior_grid): it waits for the
+// grid it depends on, if any, then lets its own dependent start (that grid waits in turn before it reads
+// what this one writes).
 __device__ __forceinline__ void wait_for_prior_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
