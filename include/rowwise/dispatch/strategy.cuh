@@ -272,7 +272,7 @@ inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& sh
 // partial packs over kMinEdgeThreads lanes, rounded up) leave room (kernels/row_common.cuh row_edge).
 // The planner then takes the fewest packs a lane at the width and rows a group it chose, where memory
 // outpaces the SMs and the lanes may (warp_lanes_may_overflow in kernels/warp_rows.cuh): ops of an exp an
-// element at up to 5 packs a lane, int8 / fp8 outputs of 16-bit rows at 2. H200, 256 MiB, two rounds,
+// element over 2- and 4-byte values at up to 5 packs a lane, int8 / fp8 outputs of 16-bit rows at 2. H200, 256 MiB, two rounds,
 // against 82d2057 in one job (docs/perf.md "Whole packs with the edge"): int8 / fp8 outputs of 16-bit rows
 // of 137-143 columns 70.3-81.6 -> 80.6-82.2 % (bf16 to int8 of 137: 70.3 -> 80.6); bf16 softmax /
 // log_softmax of 201 / 265 / 333 / 521 / 1041 columns +1.0 / +5.2, +8.4 / +6.5, +4.4 / +2.7, +11.0 / +8.7,

@@ -37,14 +37,16 @@ __device__ inline int line_shift(const RowIo& io, int first_whole, int whole_pac
 }
 
 // Whether edge-taking lanes of K packs of N elements (a power of two a group) may hold fewer whole packs
-// than the row has, the rest going with the row's edge (row_edge): ops of an exp an element at up to
-// kMaxOverflowLanePacks packs a lane, int8 / fp8 outputs of 16-bit rows at 2 (dispatch/strategy.cuh
-// edge_takes_overflow has the measurements). The planner and the kernels share it.
+// than the row has, the rest going with the row's edge (row_edge): ops of an exp an element over 2- and
+// 4-byte values at up to kMaxOverflowLanePacks packs a lane, int8 / fp8 outputs of 16-bit rows at 2
+// (dispatch/strategy.cuh edge_takes_overflow has the measurements; doubles were not measured). The
+// planner and the kernels share it.
 inline constexpr int kMaxOverflowLanePacks = 5;
 __host__ __device__ constexpr bool warp_lanes_may_overflow(int n, int k, bool exp_op, bool narrows_output,
                                                            int value_bytes) {
   if (n == 1) return false;
-  return exp_op ? k <= kMaxOverflowLanePacks : narrows_output && value_bytes == 2 && k == 2;
+  if (exp_op) return (value_bytes == 2 || value_bytes == 4) && k <= kMaxOverflowLanePacks;
+  return narrows_output && value_bytes == 2 && k == 2;
 }
 
 // Lanes > 0: groups of exactly Lanes lanes, any count, for rows that fill their slots where a power
