@@ -857,14 +857,15 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
       }
       if (best_slots == 0) return false;
       // Fewer packs a lane at the same width and rows a group, the row's last whole packs with its edge.
-      for (const WarpConfig& c : kWarpConfigs) {
-        if (!plan->edge || plan->lanes > 0 || c.lanes > 0 || !c.edge_lanes ||
-            c.rows_per_group != plan->rows_per_group || c.packs_per_lane >= plan->packs_per_lane)
-          continue;
-        if (!edge_takes_overflow(shape, dev, c, plan->width) || !holds(c) || !warp_config_takes(c, plan->width, shape, dev))
-          continue;
-        take(c, plan->width, int64_t(c.packs_per_lane) * plan->width);
-        break;
+      if (plan->edge && plan->lanes == 0) {
+        for (const WarpConfig& c : kWarpConfigs) {
+          if (!c.edge_lanes || c.rows_per_group != plan->rows_per_group || c.packs_per_lane >= plan->packs_per_lane ||
+              !edge_takes_overflow(shape, dev, c, plan->width) || !holds(c) ||
+              !warp_config_takes(c, plan->width, shape, dev))
+            continue;
+          take(c, plan->width, int64_t(c.packs_per_lane) * plan->width);
+          break;
+        }
       }
       const int64_t rows_per_block = warp_rows_per_block(*plan);
       plan->block_iterations =
