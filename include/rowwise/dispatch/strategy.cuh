@@ -272,16 +272,16 @@ inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& sh
 // partial packs over kMinEdgeThreads lanes, rounded up) leave room (kernels/row_common.cuh row_edge).
 // The planner then takes the fewest packs a lane at the width and rows a group it chose, where memory
 // outpaces the SMs and the lanes may (warp_lanes_may_overflow in kernels/warp_rows.cuh): ops of an exp an
-// element over 2- and 4-byte values at up to 5 packs a lane, int8 / fp8 outputs of 16-bit rows at 2. H200, 256 MiB, two rounds,
-// against 82d2057 in one job (docs/perf.md "Whole packs with the edge"): int8 / fp8 outputs of 16-bit rows
-// of 137-143 columns 70.3-81.6 -> 80.6-82.2 % (bf16 to int8 of 137: 70.3 -> 80.6); bf16 softmax /
-// log_softmax of 201 / 265 / 333 / 521 / 1041 columns +1.0 / +5.2, +8.4 / +6.5, +4.4 / +2.7, +11.0 / +8.7,
-// +14.7 / +8.9 (265: 82.1 / 83.9 -> 90.5 / 90.4 %); fp32 softmax / log_softmax of 101 columns +4.3 /
-// +2.6, other fp32 rows +-0.5. Probed with every configuration that fit, lost: lanes of 6 packs (16-bit
-// softmax and log_softmax of 785 columns -1.7 to -6.1; 777 -1.6 to +3.1), int8 / fp8 outputs at 3-5
-// packs a lane (16-bit 201, 333 columns -0.4 to -1.8), bf16 absmax_scale of 333 -1.1, fp32 int8 outputs
-// -1.5 to -3.4 (their lanes start on lines: kWarpLanesOnLines), and overflows into another width or rows
-// a group (fp32 softmax of 265 columns -5.8, bf16 log_softmax and softmax_backward of 281 -6).
+// element over 2- and 4-byte values at up to 5 packs a lane, int8 / fp8 outputs of 16-bit rows at 2.
+// H200, 256 MiB, two rounds, against 82d2057 in one job (docs/perf.md "Whole packs with the edge"): int8
+// / fp8 outputs of 16-bit rows of 137-143 columns 70.3-81.6 -> 80.6-82.2 % (bf16 to int8 of 137: 70.3 ->
+// 80.6); bf16 softmax / log_softmax of 201 / 265 / 333 / 521 / 1041 columns +1.0 / +5.2, +8.4 / +6.5,
+// +4.4 / +2.7, +11.0 / +8.7, +14.7 / +8.9 (265: 82.1 / 83.9 -> 90.5 / 90.4 %); fp32 softmax / log_softmax
+// of 101 columns +4.3 / +2.6, other fp32 rows +-0.5. Probed with every configuration that fit, lost: lanes
+// of 6 packs (16-bit softmax and log_softmax of 785 columns -1.7 to -6.1; 777 -1.6 to +3.1), int8 / fp8
+// outputs at 3-5 packs a lane (16-bit 201, 333 columns -0.4 to -1.8), bf16 absmax_scale of 333 -1.1, fp32
+// int8 outputs -1.5 to -3.4 (their lanes start on lines: kWarpLanesOnLines), and overflows into another
+// width or rows a group (fp32 softmax of 265 columns -5.8, bf16 log_softmax and softmax_backward of 281 -6).
 inline bool edge_takes_overflow(const RowShape& shape, const DeviceInfo& dev, const WarpConfig& c, int width) {
   if (!shape.partial_packs() || !memory_outpaces_sms(dev) || c.lanes > 0 ||
       !warp_lanes_may_overflow(shape.pack, c.packs_per_lane, shape.exp_per_element, shape.narrows_output,
