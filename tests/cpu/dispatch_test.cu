@@ -215,7 +215,9 @@ TEST(Dispatch, Fp32RowsOf469To1024ColumnsInOneWarpBlocks) {
   const Plan p512 = choose(staged_shape(512, 4, 4));
   EXPECT_EQ(p512.strategy, Strategy::kBlock);
   EXPECT_EQ(p512.threads, 32);
-  EXPECT_EQ(p512.packs_per_thread, 8);
+  EXPECT_EQ(p512.packs_per_thread, 4);  // 128 packs in one warp: 8 a thread would leave half idle
+  EXPECT_EQ(choose(staged_shape(580, 4, 4)).packs_per_thread, rowwise::kNarrowBlockPacks);
+  EXPECT_EQ(choose(staged_shape(800, 4, 4)).packs_per_thread, 8);
   EXPECT_EQ(choose(staged_shape(1024, 4, 4)).strategy, Strategy::kBlock);
   RowShape int8_out = staged_shape(512, 4, 4);
   int8_out.out_bytes = 1;
@@ -613,7 +615,19 @@ TEST(Dispatch, BlockRowsKeepTheMostRowsResident) {
   EXPECT_EQ(p.threads, 224);
   EXPECT_EQ(choose(aligned_shape(5000, 2, 8)).packs_per_thread, 7);   // 96 threads: 12 blocks, not 10
   EXPECT_EQ(choose(aligned_shape(6000, 2, 8)).packs_per_thread, 8);   // 96 threads: 10 blocks, not 9
-  EXPECT_EQ(choose(aligned_shape(5000, 4, 4)).packs_per_thread, 8);   // 6 blocks at 7 or 8: ties keep 8
+  EXPECT_EQ(choose(aligned_shape(5000, 4, 4)).packs_per_thread, 8);   // 6 blocks at 7 or 8: 160 threads at 8
+  // One warp at 7 or 8 packs a thread (32 blocks an SM either way): 7 where 8 would leave 30 % of the
+  // warp's slots empty, on the H200 (kFewerPacksIdlePercent): 1289 columns are 161 whole packs, 23
+  // threads of 7 rather than 21 of 8 (pays for 224 slots, not 256); 1559 are 194, 8 a thread.
+  for (int64_t cols : {1289, 1432, 1439}) {
+    const Plan one_warp = choose(cols % 8 == 0 ? aligned_shape(cols, 2, 8) : ragged_shape(cols, 2, 8));
+    EXPECT_EQ(one_warp.strategy, Strategy::kBlock) << cols;
+    EXPECT_EQ(one_warp.threads, 32) << cols;
+    EXPECT_EQ(one_warp.packs_per_thread, rowwise::kNarrowBlockPacks) << cols;
+  }
+  EXPECT_EQ(choose(aligned_shape(1440, 2, 8)).packs_per_thread, 8);  // 180 packs: 29.7 % of 256 empty
+  EXPECT_EQ(choose(ragged_shape(1559, 2, 8)).packs_per_thread, 8);
+  EXPECT_EQ(choose(ragged_shape(1289, 2, 8), Strategy::kAuto, kH100).packs_per_thread, 8);  // not measured
   EXPECT_EQ(choose(odd, Strategy::kCluster).packs_per_thread, 8);     // clusters: the most packs a thread
   RowShape doubles = aligned_shape(5000, 8, 2);                       // double math: not bounded
   EXPECT_EQ(choose(doubles).packs_per_thread, 8);

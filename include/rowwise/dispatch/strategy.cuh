@@ -714,10 +714,23 @@ inline int resident_blocks(int threads, int registers) {
 }
 
 // A register-resident slice of `packs` packs for one block. Block rows take the K that keeps the most
-// rows resident on an SM (more bytes in flight), the most packs per thread among equals (fewer
-// threads per row). Cluster slices, and rows of doubles (whose kernels take registers unbounded),
+// rows resident on an SM (more bytes in flight); among equals the fewest threads a row, and the most
+// packs a thread unless, where `spare_idle_slots`, that leaves kFewerPacksIdlePercent of the block's
+// slots empty or more. Cluster slices, and rows of doubles (whose kernels take registers unbounded),
 // take the most packs per thread, the narrow K aside.
-inline bool plan_block_slice(int64_t packs, const RowShape& shape, bool most_resident, Plan* plan) {
+// Why the fewer packs where memory outpaces the SMs (the planner's `spare_idle_slots`): a block's
+// threads past the row's packs still issue every instruction of its K, and short one-warp block rows
+// are bound by issue on an H200 (a row of 161 packs at 8 a thread pays for 256); the H100 was not
+// measured. Where the slots are fuller the wider K ran faster: the 16-bit kernels of 7 packs a thread,
+// bounded to 56 registers for multi-warp rows, spill 4-12 bytes. H200, 256 MiB, 8 -> 7 packs a thread:
+// 16-bit rows of 1274-1423 columns (159-177 whole packs) bf16 softmax +2.3 to +4.4 (84.3-90.0 -> 87.2-93.5
+// %), fp16 +0.8 to +2.9, log_softmax bf16 0 to +1.3, fp16 -0.8 to +0.9, int8 / fp8 outputs -0.2 to +2.2;
+// 1450-1799 columns bf16 softmax up to +1.8 but fp16 softmax and log_softmax down to -2.7. fp32 rows of
+// 466-509 columns at 4 packs a thread, not 8: softmax +0.7 to +2.6 (92.4-94.3 -> 94.7-95.3 %), log_softmax
+// +0.4 to +1.9, absmax_scale and int8 outputs within 0.3 (docs/perf.md "One-warp block rows of fewer packs").
+inline constexpr int kFewerPacksIdlePercent = 30;
+inline bool plan_block_slice(int64_t packs, const RowShape& shape, bool most_resident, bool spare_idle_slots,
+                             Plan* plan) {
   const bool by_residency = most_resident && shape.value_bytes / shape.inputs <= 4;
   int best_resident = 0;
   for (int i = static_cast<int>(std::size(kBlockPacksPerThread)) - 1; i >= 0; --i) {
@@ -732,7 +745,10 @@ inline bool plan_block_slice(int64_t packs, const RowShape& shape, bool most_res
       continue;
     const int block = static_cast<int>((threads + 31) / 32 * 32);
     const int resident = resident_blocks(block, budget.registers);
-    if (best_resident > 0 && (!by_residency || resident <= best_resident)) continue;
+    // As resident and as wide a block as the K before, which would leave too many of its slots empty.
+    const bool fewer_packs = spare_idle_slots && resident == best_resident && block == plan->threads &&
+                             packs * 100 <= int64_t(100 - kFewerPacksIdlePercent) * block * plan->packs_per_thread;
+    if (best_resident > 0 && (!by_residency || (resident <= best_resident && !fewer_packs))) continue;
     best_resident = resident;
     plan->packs_per_thread = k;
     plan->threads = block;
@@ -876,13 +892,13 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
     case Strategy::kBlock:
       plan->edge = block_rows_take_edge(shape);
       return plan_block_slice(plan->edge ? std::max<int64_t>(1, shape.cols / shape.pack) : shape.max_packs, shape,
-                              true, plan);
+                              true, memory_outpaces_sms(dev), plan);
     case Strategy::kCluster: {
       if (dev.cc_major < 9) return false;
       const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
       for (int c = 2; c <= kMaxClusterSize; c *= 2) {
         int64_t slice = (shape.max_packs + c - 1) / c;
-        if (slice * pack_bytes > kClusterSliceBytes || !plan_block_slice(slice, shape, false, plan)) continue;
+        if (slice * pack_bytes > kClusterSliceBytes || !plan_block_slice(slice, shape, false, false, plan)) continue;
         // The smallest cluster that holds the row, grown while its slices are large or few rows leave
         // SMs idle.
         while (c < kMaxClusterSize &&
@@ -892,7 +908,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           c *= 2;
           slice = (shape.max_packs + c - 1) / c;
         }
-        plan_block_slice(slice, shape, false, plan);
+        plan_block_slice(slice, shape, false, false, plan);
         plan->cluster_size = c;
         plan->edge = cluster_rows_take_edge(shape);
         plan->clusters_loop = clusters_loop_over_rows(shape, dev);
