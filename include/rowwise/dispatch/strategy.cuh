@@ -42,7 +42,7 @@ struct RowShape {
   int pack = 1;           // elements per vector access
   int pack_bytes = 4;     // bytes one pack of one operand moves
   int64_t max_packs = 0;  // packs the longest row spans (phase included)
-  int value_bytes = 4;    // bytes one element takes on chip (its storage type)
+  int value_bytes = 4;    // bytes one element takes on chip (its storage type), all operands' (inputs)
   int inputs = 1;         // operands read per element (2 for the gradient ops)
   bool staged = false;    // rows contiguous (row stride == cols) and an Io that can stage them (tile)
   int out_bytes = 0;      // bytes of one output element (0: unknown, as for functor stores)
@@ -285,7 +285,7 @@ inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& sh
 inline bool edge_takes_overflow(const RowShape& shape, const DeviceInfo& dev, const WarpConfig& c, int width) {
   if (!shape.partial_packs() || !memory_outpaces_sms(dev) || c.lanes > 0 ||
       !warp_lanes_may_overflow(shape.pack, c.packs_per_lane, shape.exp_per_element, shape.narrows_output,
-                               shape.value_bytes))
+                               shape.value_bytes / shape.inputs))  // one operand's, as the kernels count
     return false;
   const int64_t slots = int64_t(c.packs_per_lane) * width;
   return shape.cols - int64_t(shape.pack) * slots <= int64_t(edge_slots(shape.pack, kMinEdgeThreads)) * width;
