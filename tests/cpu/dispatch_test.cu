@@ -616,16 +616,16 @@ TEST(Dispatch, BlockRowsKeepTheMostRowsResident) {
   EXPECT_EQ(choose(aligned_shape(5000, 2, 8)).packs_per_thread, 7);   // 96 threads: 12 blocks, not 10
   EXPECT_EQ(choose(aligned_shape(6000, 2, 8)).packs_per_thread, 8);   // 96 threads: 10 blocks, not 9
   EXPECT_EQ(choose(aligned_shape(5000, 4, 4)).packs_per_thread, 8);   // 6 blocks at 7 or 8: 160 threads at 8
-  // One warp at 7 or 8 packs a thread (32 blocks an SM either way): 7 where 8 would leave 30 % of the
-  // warp's slots empty, on the H200 (kFewerPacksIdlePercent): 1289 columns are 161 whole packs, 23
-  // threads of 7 rather than 21 of 8 (pays for 224 slots, not 256); 1559 are 194, 8 a thread.
-  for (int64_t cols : {1289, 1432, 1439}) {
+  // One warp of 16-bit rows (32 blocks an SM at 6, 7 or 8 packs a thread): 6 while the row fits, on
+  // the H200 (plan_block_slice): 1289 columns are 161 whole packs, 27 threads of 6 (pays for 192 slots,
+  // not 256); up to 1543 columns (192 whole packs); 1544 are 193, 8 a thread (24.6 % of 256 empty).
+  for (int64_t cols : {1274, 1289, 1432, 1440, 1543}) {
     const Plan one_warp = choose(cols % 8 == 0 ? aligned_shape(cols, 2, 8) : ragged_shape(cols, 2, 8));
     EXPECT_EQ(one_warp.strategy, Strategy::kBlock) << cols;
     EXPECT_EQ(one_warp.threads, 32) << cols;
-    EXPECT_EQ(one_warp.packs_per_thread, rowwise::kNarrowBlockPacks) << cols;
+    EXPECT_EQ(one_warp.packs_per_thread, rowwise::kGradBlockPacks) << cols;
   }
-  EXPECT_EQ(choose(aligned_shape(1440, 2, 8)).packs_per_thread, 8);  // 180 packs: 29.7 % of 256 empty
+  EXPECT_EQ(choose(aligned_shape(1544, 2, 8)).packs_per_thread, 8);
   EXPECT_EQ(choose(ragged_shape(1559, 2, 8)).packs_per_thread, 8);
   EXPECT_EQ(choose(ragged_shape(1289, 2, 8), Strategy::kAuto, kH100).packs_per_thread, 8);  // not measured
   EXPECT_EQ(choose(odd, Strategy::kCluster).packs_per_thread, 8);     // clusters: the most packs a thread

@@ -27,6 +27,9 @@ __host__ __device__ constexpr int block_max_threads(int stored_bytes) { return s
 // a thread within kStoredBytesPerThread: rows of 12325-13435 columns took 13-14 warps at 55
 // registers, 2 blocks an SM (~100 KB of row in flight, 81-87 % of copy on the H200, ncu). Blocks of
 // up to 9 warps of 6 packs, bounded to 3 an SM (ptxas takes 70 registers, no spills), run them at 99 %.
+// The same K serves 16-bit rows of one operand in one warp (96 bytes a thread, so the 64 registers of
+// kStoredBytesPerThread; ptxas: no spills): rows of 160-192 whole packs, for which the planner's
+// fewer-packs rule (dispatch/strategy.cuh, plan_block_slice) takes it over 7 and 8.
 struct BlockBudget {
   int max_threads;
   int registers;
@@ -37,6 +40,8 @@ inline constexpr int kWideBlockPacks = 11;
 inline constexpr int kGradBlockPacks = 6;
 __host__ __device__ constexpr BlockBudget block_budget(int packs_per_thread, int stored_bytes) {
   if (packs_per_thread == kNarrowBlockPacks) return {384, 56, kStoredBytesPerThread};
+  if (packs_per_thread == kGradBlockPacks && stored_bytes <= kStoredBytesPerThread)
+    return {32, 64, kStoredBytesPerThread};
   if (packs_per_thread == kGradBlockPacks) return {288, 72, kGradBlockPacks * 2 * kMaxPackBytes};
   if (packs_per_thread == kWideBlockPacks) return {32, 88, kWideBlockPacks * kMaxPackBytes};
   return {block_max_threads(stored_bytes), 64, kStoredBytesPerThread};
@@ -67,13 +72,13 @@ template <int N, class Io>
 inline constexpr bool kBlockEdgePacks = kStoredElementBytes<typename Io::Row> == 2 && N * 2 == kMaxPackBytes;
 
 // The K a block row kernel is instantiated for: those whose row fits the budget, the wide K only for
-// 16-bit rows of one operand in 16-byte packs and the gradient K only for those of two (the only rows
-// dispatch gives them).
+// 16-bit rows of one operand in 16-byte packs and the gradient K only for 16-bit rows in 16-byte packs
+// (the only rows dispatch gives them).
 template <int N, int K, class Io>
 inline constexpr bool kBlockRowsInstantiated =
     kBlockStoredBytes<N, K, Io> <= kBlockBudgetOf<N, K, Io>.max_stored_bytes &&
     (K != kWideBlockPacks || (kBlockEdgePacks<N, Io> && Io::kInputs == 1)) &&
-    (K != kGradBlockPacks || (kBlockEdgePacks<N, Io> && Io::kInputs == 2));
+    (K != kGradBlockPacks || kBlockEdgePacks<N, Io>);
 
 // kEdge: the block's first threads take the row's edge and the block holds its whole packs only
 // (cols / N of them, where a ragged row spans up to two more): gradient ops always
