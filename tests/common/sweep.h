@@ -29,13 +29,14 @@ inline const std::vector<int64_t>& sweep_cols() {
   // rows at 4, 16-bit and fp32; 16-bit exp ops' rows two packs past 32 lanes of 4);
   // 580 / 768 / 800: warp rows of 5 / 6 / 7 packs a lane (fp32; fp32 outputs of 500 / 580 columns take
   // one-warp block rows of 4 / 7 packs a thread where memory outpaces the SMs); 1152 / 1280: 16-bit warp
-  // rows of 5 packs of 8; 1399: 16-bit one-warp block rows of 7 packs a thread with the row's edge there;
-  // 2304 / 2560: 16-bit block rows of 11 packs a thread; 12345: 16-bit block rows with the row's edge.
+  // rows of 5 packs of 8; 1399: 16-bit one-warp block rows of 6 packs a thread with the row's edge there;
+  // 2199 / 2304 / 2560 / 2711: 16-bit block rows of 9 / 9 / 10 / 11 packs a thread there (11 elsewhere),
+  // 2199 and 2711 with the row's edge; 12345: 16-bit block rows with the row's edge.
   static const std::vector<int64_t> cols = {1,    2,    3,    7,    12,   20,   24,   31,    32,    33,    40,   41,
                                             63,   65,   70,   72,   75,   101,  127,  129,   136,   139,   144,  150,
                                             197,  200,  255,  257,  265,  500,  511,  513,   580,   768,   800,  1000,
-                                            1023, 1024, 1025, 1041, 1152, 1280, 1399, 2049,  2304,  2560,  4097,  8191,
-                                            12345, 16385, 65537};
+                                            1023, 1024, 1025, 1041, 1152, 1280, 1399, 2049,  2199,  2304,  2560,  2711,
+                                            4097, 8191, 12345, 16385, 65537};
   return cols;
 }
 

@@ -249,13 +249,19 @@ TEST(Dispatch, BlockRowsWithPartialPacksTakeTheEdge) {
   RowShape misaligned = aligned_shape(1600, 2, 8);  // every row one element off a 16-byte boundary
   misaligned.max_packs = rowwise::packs_in_row(1600, 1, 8);
   EXPECT_TRUE(choose(misaligned).edge);
-  // 257-352 whole packs: one warp of 11 packs a thread (the wide K), not two warps of 8
-  for (int64_t cols : {2199, 2200, 2816}) {
-    const Plan p = choose(cols % 8 == 0 ? aligned_shape(cols, 2, 8) : ragged_shape(cols, 2, 8));
-    EXPECT_EQ(p.strategy, Strategy::kBlock);
-    EXPECT_EQ(p.packs_per_thread, rowwise::kWideBlockPacks) << cols;
-    EXPECT_EQ(p.threads, 32);
-  }
+  // 257-352 whole packs: one warp of 11 packs a thread (the wide K), not two warps of 8; on the H200
+  // the fewest of 9, 10 and 11 that hold the row (one_warp_trim_packs): 2199 columns are 274 whole
+  // packs, 2304 are 288, 2312 are 289, 2568 are 321.
+  const auto wide = [](int64_t cols, const rowwise::DeviceInfo& dev) {
+    const Plan p = choose(cols % 8 == 0 ? aligned_shape(cols, 2, 8) : ragged_shape(cols, 2, 8), Strategy::kAuto, dev);
+    EXPECT_EQ(p.strategy, Strategy::kBlock) << cols;
+    EXPECT_EQ(p.threads, 32) << cols;
+    return p.packs_per_thread;
+  };
+  for (int64_t cols : {2056, 2199, 2304}) EXPECT_EQ(wide(cols, kHopper), 9) << cols;
+  for (int64_t cols : {2312, 2567}) EXPECT_EQ(wide(cols, kHopper), 10) << cols;
+  for (int64_t cols : {2568, 2816}) EXPECT_EQ(wide(cols, kHopper), rowwise::kWideBlockPacks) << cols;
+  for (int64_t cols : {2199, 2200, 2816}) EXPECT_EQ(wide(cols, kH100), rowwise::kWideBlockPacks) << cols;
   EXPECT_NE(choose(aligned_shape(2200, 4, 4)).packs_per_thread, rowwise::kWideBlockPacks);  // fp32: not measured
   EXPECT_EQ(choose(aligned_shape(2048, 2, 8)).packs_per_thread, 8);
   EXPECT_FALSE(choose(ragged_shape(3001, 4, 4)).edge);  // fp32 rows keep their partial packs

@@ -341,7 +341,8 @@ inline int64_t warp_block_iterations(const RowShape& shape, int64_t work_blocks,
 
 // Register-resident block rows: K packs per thread (instantiated for these); the largest block and
 // the registers for each are block_budget of K and its stored bytes (kernels/block_rows.cuh).
-inline constexpr int kBlockPacksPerThread[] = {4, kGradBlockPacks, kNarrowBlockPacks, 8, kWideBlockPacks};
+inline constexpr int kBlockPacksPerThread[] = {
+    4, kGradBlockPacks, kNarrowBlockPacks, 8, kMinWideBlockPacks, kMinWideBlockPacks + 1, kWideBlockPacks};
 // 16-bit rows with partial packs in block rows: the block's first threads take the row's edge (its
 // partial first and last packs, one element a thread) and the block holds whole packs only (cols / 8
 // of them), where the thread owning a partial pack moved it element by element while its block
@@ -728,12 +729,18 @@ inline int resident_blocks(int threads, int registers) {
 // 1450-1799 columns bf16 softmax up to +1.8 but fp16 softmax and log_softmax down to -2.7. fp32 rows of
 // 466-509 columns at 4 packs a thread, not 8: softmax +0.7 to +2.6 (92.4-94.3 -> 94.7-95.3 %), log_softmax
 // +0.4 to +1.9, absmax_scale and int8 outputs within 0.3 (docs/perf.md "One-warp block rows of fewer packs").
-// 16-bit rows of one operand take one warp of 6 packs (kGradBlockPacks at 64 registers, no spills)
-// wherever it holds the row, whatever the slots: rows of 1274-1543 columns (up to 192 whole packs), 7 or
-// 8 -> 6: bf16 softmax -0.4 to +3.9 (1297 87.0 -> 90.8 %), log_softmax +0.1 to +4.7, int8 outputs 0 to +1.9,
-// but fp16 softmax -2.8 to +0.6 (to 90.3-93.5 %; cause not found) (docs/perf.md "One-warp block rows of six
-// packs").
 inline constexpr int kFewerPacksIdlePercent = 30;
+// The one-warp K of 16-bit rows of one operand that spill nothing (6, 9, 10: kernels/block_rows.cuh),
+// taken wherever they hold the row, whatever the slots the wider K would leave empty. H200, 256 MiB:
+// rows of 1274-1543 columns (up to 192 whole packs), 7 or 8 -> 6: bf16 softmax -0.4 to +3.9 (1297 87.0 ->
+// 90.8 %), log_softmax +0.1 to +4.7, int8 outputs 0 to +1.9, but fp16 softmax -2.8 to +0.6 (to 90.3-93.5
+// %; cause not found); rows of 2056-2567 columns, 11 -> 9 or 10: softmax +0.4 to +6.1 (bf16 2100 87.4 ->
+// 93.4 %), log_softmax -0.4 to +2.7, abs-max ops -0.8 to +4.6, all at 93.2 % or more (docs/perf.md
+// "One-warp block rows of 6, 9 and 10 packs").
+inline bool one_warp_trim_packs(int packs_per_thread, const RowShape& shape) {
+  return shape.inputs == 1 && (packs_per_thread == kGradBlockPacks ||
+                               (wide_block_packs(packs_per_thread) && packs_per_thread < kWideBlockPacks));
+}
 inline bool plan_block_slice(int64_t packs, const RowShape& shape, bool most_resident, bool spare_idle_slots,
                              Plan* plan) {
   const bool by_residency = most_resident && shape.value_bytes / shape.inputs <= 4;
@@ -745,18 +752,17 @@ inline bool plan_block_slice(int64_t packs, const RowShape& shape, bool most_res
     const int64_t threads = (packs + k - 1) / k;
     if (stored > budget.max_stored_bytes || threads > budget.max_threads) continue;
     if (!by_residency && residency_only_packs(k)) continue;
-    if (k == kWideBlockPacks && (shape.value_bytes != 2 || shape.pack_bytes != kMaxPackBytes)) continue;
-    // 16-bit rows only; those of one operand (one warp: block_budget) only where slots are spared.
-    if (k == kGradBlockPacks && (shape.value_bytes != 2 * shape.inputs || shape.pack_bytes != kMaxPackBytes ||
-                                 (shape.inputs == 1 && !spare_idle_slots)))
+    if (wide_block_packs(k) && (shape.value_bytes != 2 || shape.pack_bytes != kMaxPackBytes)) continue;
+    if (k == kGradBlockPacks && (shape.value_bytes != 2 * shape.inputs || shape.pack_bytes != kMaxPackBytes))
       continue;
+    if (one_warp_trim_packs(k, shape) && !spare_idle_slots) continue;
     const int block = static_cast<int>((threads + 31) / 32 * 32);
     const int resident = resident_blocks(block, budget.registers);
-    // As resident and as wide a block as the K before, which would leave too many of its slots empty;
-    // or one warp of 6 packs, which spills nothing.
+    // As resident and as wide a block as the K before, which would leave too many of its slots empty
+    // (or any, for the trim K).
     const bool fewer_packs = spare_idle_slots && resident == best_resident && block == plan->threads &&
                              (packs * 100 <= int64_t(100 - kFewerPacksIdlePercent) * block * plan->packs_per_thread ||
-                              (k == kGradBlockPacks && shape.inputs == 1));
+                              one_warp_trim_packs(k, shape));
     if (best_resident > 0 && (!by_residency || (resident <= best_resident && !fewer_packs))) continue;
     best_resident = resident;
     plan->packs_per_thread = k;

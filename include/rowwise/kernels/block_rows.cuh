@@ -22,7 +22,9 @@ __host__ __device__ constexpr int block_max_threads(int stored_bytes) { return s
 // K = kWideBlockPacks is for 16-bit rows of 257-352 packs (2049-2816 columns), which 8 packs a thread
 // put in two-warp blocks mostly idle in their second warp (16 an SM, ~70 KB of row in flight): one
 // warp of 11 packs, bounded to 88 registers (ptxas takes 80, 25 blocks an SM; bounded to 80 it took
-// 72 and spilled 12-16 bytes).
+// 72 and spilled 12-16 bytes). K = 9 and 10 (kMinWideBlockPacks up) are one warp of 16-bit rows too,
+// bounded to 80 (ptxas takes 72; fp16 log_softmax of 10 spills 4-8 bytes): where the planner spares
+// idle slots, rows of 257-288 / 289-320 packs, which 11 packs a thread left 18-27 % of the warp idle.
 // K = kGradBlockPacks is for 16-bit gradient rows (two operands: 32 bytes a pack), which hold 4 packs
 // a thread within kStoredBytesPerThread: rows of 12325-13435 columns took 13-14 warps at 55
 // registers, 2 blocks an SM (~100 KB of row in flight, 81-87 % of copy on the H200, ncu). Blocks of
@@ -37,19 +39,24 @@ struct BlockBudget {
 };
 inline constexpr int kNarrowBlockPacks = 7;
 inline constexpr int kWideBlockPacks = 11;
+inline constexpr int kMinWideBlockPacks = 9;
 inline constexpr int kGradBlockPacks = 6;
+__host__ __device__ constexpr bool wide_block_packs(int packs_per_thread) {
+  return packs_per_thread >= kMinWideBlockPacks;
+}
 __host__ __device__ constexpr BlockBudget block_budget(int packs_per_thread, int stored_bytes) {
   if (packs_per_thread == kNarrowBlockPacks) return {384, 56, kStoredBytesPerThread};
   if (packs_per_thread == kGradBlockPacks && stored_bytes <= kStoredBytesPerThread)
     return {32, 64, kStoredBytesPerThread};
   if (packs_per_thread == kGradBlockPacks) return {288, 72, kGradBlockPacks * 2 * kMaxPackBytes};
-  if (packs_per_thread == kWideBlockPacks) return {32, 88, kWideBlockPacks * kMaxPackBytes};
+  if (wide_block_packs(packs_per_thread))
+    return {32, packs_per_thread == kWideBlockPacks ? 88 : 80, packs_per_thread * kMaxPackBytes};
   return {block_max_threads(stored_bytes), 64, kStoredBytesPerThread};
 }
 // The narrow, wide and gradient K: for block rows chosen by residency only (cluster slices never
 // take them).
 __host__ __device__ constexpr bool residency_only_packs(int packs_per_thread) {
-  return packs_per_thread == kNarrowBlockPacks || packs_per_thread == kWideBlockPacks ||
+  return packs_per_thread == kNarrowBlockPacks || wide_block_packs(packs_per_thread) ||
          packs_per_thread == kGradBlockPacks;
 }
 
@@ -77,7 +84,7 @@ inline constexpr bool kBlockEdgePacks = kStoredElementBytes<typename Io::Row> ==
 template <int N, int K, class Io>
 inline constexpr bool kBlockRowsInstantiated =
     kBlockStoredBytes<N, K, Io> <= kBlockBudgetOf<N, K, Io>.max_stored_bytes &&
-    (K != kWideBlockPacks || (kBlockEdgePacks<N, Io> && Io::kInputs == 1)) &&
+    (!wide_block_packs(K) || (kBlockEdgePacks<N, Io> && Io::kInputs == 1)) &&
     (K != kGradBlockPacks || kBlockEdgePacks<N, Io>);
 
 // kEdge: the block's first threads take the row's edge and the block holds its whole packs only
