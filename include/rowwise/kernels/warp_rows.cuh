@@ -79,13 +79,18 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // few hundred columns, whose time follows their instructions (docs/perf.md), the row's fixed work
   // (addresses, edge, reduction) a large share of them.
   constexpr bool kFewPacks = R * K * kPackStoredBytes<N, Io> <= kStoredBytesPerThread / 2;
-  // Such lanes of edge-taking rows or of one row keep softmax's exps from the reduction for the map
-  // (kOpKeepsTerms): a multiply a value instead of a subtract, an exp and a multiply, and the packs die
-  // at the reduction. Lanes of several tiny rows without edges took 7-13 more registers so (fp16 rows of
-  // 16-64 columns -1.5 %); lanes of two edge-taking rows took 5 more and ran faster (16-bit 129-135
-  // columns +1.5-2.3: docs/perf.md "two ragged rows a warp group"); lanes of one row of whole packs
-  // without the edge code, too (16-bit 136 / 144 columns +1-1.6: "Whole 16-bit rows without the edge").
-  constexpr bool kKeepTerms = kFewPacks && (EdgeLanes || R == 1) && kOpKeepsTerms<Op>;
+  // Such lanes of edge-taking rows or of one row, and 16-bit lanes of one row short of their full budget,
+  // keep softmax's exps from the reduction for the map (kOpKeepsTerms): a multiply a value instead of a
+  // subtract, an exp and a multiply, and the packs die at the reduction. Lanes of several tiny rows
+  // without edges took 7-13 more registers so (fp16 rows of 16-64 columns -1.5 %); lanes of two
+  // edge-taking rows took 5 more and ran faster (16-bit 129-135 columns +1.5-2.3: docs/perf.md "two
+  // ragged rows a warp group"); 16-bit lanes of one row of 5-7 packs took 70-92 registers against 64-72
+  // and ran faster (H200, rows of 273-1273 columns +0.6 to +8: "Softmax's exps kept in lanes of 5-7
+  // packs"); lanes of 8 took 128 and lost 3.6-4, fp32 lanes of 5-7 packs lost up to 0.5.
+  constexpr bool kKeepTerms =
+      kOpKeepsTerms<Op> && (kFewPacks ? EdgeLanes || R == 1
+                                      : R == 1 && kWarpValueBytes<N, Io> == 2 &&
+                                            K * kPackStoredBytes<N, Io> < kStoredBytesPerThread);
   const int row_cols = static_cast<int>(cols);  // a warp row holds at most 32 * 8 packs: 32-bit indices
   constexpr bool kOnLines = EdgeLanes && Lanes == 0 && kWarpLanesOnLines<N, Io>;  // line_shift: powers of two
   constexpr int kSlots = kEdgeSlots<N, (Lanes > 0 ? Lanes : kMinEdgeThreads)>;
