@@ -378,6 +378,28 @@ TEST(Dispatch, WarpRowsWithPartialPacksHoldWholePacks) {
   EXPECT_EQ(choose(grad_255).rows_per_group, 1);
 }
 
+// Where memory outpaces the SMs, 16-bit softmax rows that 8 packs a lane would fill take a group twice as
+// wide at 4, whose lanes keep their exps for the map (wider_lanes_keep_terms); log_softmax, whose map
+// takes no exps, and the H100 keep 8.
+TEST(Dispatch, SoftmaxLanesOfFullBudgetGiveWayToWiderGroupsKeepingExps) {
+  for (auto [cols, width] : {std::pair<int64_t, int>{456, 8}, {512, 8}, {519, 8}, {904, 16}, {1024, 16}}) {
+    RowShape softmax = ragged_shape(cols, 2, 8);
+    softmax.exp_per_element = softmax.map_takes_terms = true;
+    const Plan wider = choose(softmax);
+    EXPECT_EQ(wider.strategy, Strategy::kWarp) << cols;
+    EXPECT_EQ(wider.width, 2 * width) << cols;
+    EXPECT_EQ(wider.packs_per_lane, 4) << cols;
+    EXPECT_EQ(wider.rows_per_group, 1) << cols;
+    const Plan h100 = choose(softmax, Strategy::kAuto, kH100);
+    EXPECT_EQ(h100.width, width) << cols;
+    EXPECT_EQ(h100.packs_per_lane, 8) << cols;
+    RowShape log_softmax = softmax;
+    log_softmax.map_takes_terms = false;
+    EXPECT_EQ(choose(log_softmax).width, width) << cols;
+    EXPECT_EQ(choose(log_softmax).packs_per_lane, 8) << cols;
+  }
+}
+
 // Where memory outpaces the SMs (kFastMemoryGbpsPerSm: the H200, not the H100 nor a device that does not
 // tell), ops of an exp an element take ragged 16-bit rows of 3-4 packs a lane one a group; rows of 2
 // packs a lane, other ops and fp32 rows keep two.

@@ -837,13 +837,29 @@ inline bool plan_split(const RowShape& shape, const DeviceInfo& dev, Plan* plan)
   return true;
 }
 
+// Whether configuration c, in groups twice as wide at the same slots, takes the row from the plan's lanes:
+// lanes of 16-bit softmax rows that keep no exps (a full budget: 8 packs a lane), where c's keep them
+// (warp_lanes_keep_terms), so the map takes no exp twice where issue bounds short 16-bit rows (memory
+// outpaces the SMs). H200, A/B same job, 256 MiB, 2 rounds (docs/perf.md "Wider groups that keep
+// softmax's exps"): bf16 / fp16 softmax of 456-519 columns (16 lanes of 4 packs, not 8 of 8) +1.0 to
+// +6.0 (bf16 456: 89.1 -> 95.1 %), of 904-1031 (32 of 4, not 16 of 8) +0.2 to +5.6 (bf16 904: 89.8 ->
+// 95.4 %). Not measured on the H100.
+inline bool wider_lanes_keep_terms(const RowShape& shape, const DeviceInfo& dev, const Plan& plan,
+                                   const WarpConfig& c) {
+  if (!shape.map_takes_terms || shape.value_bytes != 2 || !memory_outpaces_sms(dev)) return false;
+  const int stored = shape.pack * shape.value_bytes;
+  return !warp_lanes_keep_terms(plan.packs_per_lane, plan.rows_per_group, plan.edge, 2, stored) &&
+         warp_lanes_keep_terms(c.packs_per_lane, c.rows_per_group, c.edge_lanes, 2, stored);
+}
+
 // Configures `s` for the shape; false if the row does not fit the strategy.
 inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
   *plan = Plan{};
   plan->strategy = s;
   switch (s) {
     case Strategy::kWarp: {
-      // The group width and K whose slots (width * K) the row fills best; the narrowest among equals.
+      // The group width and K whose slots (width * K) the row fills best; the narrowest among equals but
+      // where a wider one keeps softmax's exps (wider_lanes_keep_terms).
       const int64_t min_width = std::min<int64_t>({shape.max_packs, min_group_bytes(shape) / shape.pack_bytes, 32});
       // Groups whose lanes take the edge hold whole packs only (warp_rows.cuh).
       const int64_t whole_packs = std::max<int64_t>(1, shape.cols / shape.pack);
@@ -868,7 +884,8 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
           const int64_t slots = int64_t(c.packs_per_lane) * width;
           const int64_t held = c.edge_lanes ? whole_packs : shape.max_packs;
           if (slots < held || !holds(c) || !warp_config_takes(c, width, shape, dev)) continue;
-          if (best_slots == 0 || slots < best_slots) take(c, width, slots);
+          const bool keeps_terms = slots == best_slots && wider_lanes_keep_terms(shape, dev, *plan, c);
+          if (best_slots == 0 || slots < best_slots || keeps_terms) take(c, width, slots);
           break;
         }
       }

@@ -49,6 +49,15 @@ __host__ __device__ constexpr bool warp_lanes_may_overflow(int n, int k, bool ex
   return narrows_output && value_bytes == 2 && k == 2;
 }
 
+// Whether lanes of k packs (pack_stored_bytes each on chip, values of value_bytes), r rows a group, keep
+// an op's terms of the reduction for its map (kOpKeepsTerms ops; warp_rows' kKeepTerms says which and
+// why). The planner asks it too (dispatch/strategy.cuh wider_lanes_keep_terms).
+__host__ __device__ constexpr bool warp_lanes_keep_terms(int k, int r, bool edge_lanes, int value_bytes,
+                                                         int pack_stored_bytes) {
+  if (r * k * pack_stored_bytes <= kStoredBytesPerThread / 2) return edge_lanes || r == 1;  // kFewPacks
+  return r == 1 && value_bytes == 2 && k * pack_stored_bytes < kStoredBytesPerThread;
+}
+
 // Lanes > 0: groups of exactly Lanes lanes, any count, for rows that fill their slots where a power
 // of two would leave many empty (dispatch/strategy.cuh); the warp's last 32 % Lanes lanes hold no row.
 // WholeRows: every row starts on a pack and is a whole number of them (the plan knows: configurations
@@ -88,9 +97,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // and ran faster (H200, rows of 273-1273 columns +0.6 to +8: "Softmax's exps kept in lanes of 5-7
   // packs"); lanes of 8 took 128 and lost 3.6-4, fp32 lanes of 5-7 packs lost up to 0.5.
   constexpr bool kKeepTerms =
-      kOpKeepsTerms<Op> && (kFewPacks ? EdgeLanes || R == 1
-                                      : R == 1 && kWarpValueBytes<N, Io> == 2 &&
-                                            K * kPackStoredBytes<N, Io> < kStoredBytesPerThread);
+      kOpKeepsTerms<Op> && warp_lanes_keep_terms(K, R, EdgeLanes, kWarpValueBytes<N, Io>, kPackStoredBytes<N, Io>);
   const int row_cols = static_cast<int>(cols);  // a warp row holds at most 32 * 8 packs: 32-bit indices
   constexpr bool kOnLines = EdgeLanes && Lanes == 0 && kWarpLanesOnLines<N, Io>;  // line_shift: powers of two
   constexpr int kSlots = kEdgeSlots<N, (Lanes > 0 ? Lanes : kMinEdgeThreads)>;
