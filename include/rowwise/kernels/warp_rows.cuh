@@ -49,12 +49,18 @@ __host__ __device__ constexpr bool warp_lanes_may_overflow(int n, int k, bool ex
   return narrows_output && value_bytes == 2 && k == 2;
 }
 
+// Whether lanes of k packs (pack_stored_bytes each on chip), r rows a group, hold half their budget of
+// row or less (warp_rows' kFewPacks says why that matters).
+__host__ __device__ constexpr bool warp_lanes_hold_few_packs(int k, int r, int pack_stored_bytes) {
+  return r * k * pack_stored_bytes <= kStoredBytesPerThread / 2;
+}
+
 // Whether lanes of k packs (pack_stored_bytes each on chip, values of value_bytes), r rows a group, keep
 // an op's terms of the reduction for its map (kOpKeepsTerms ops; warp_rows' kKeepTerms says which and
 // why). The planner asks it too (dispatch/strategy.cuh wider_lanes_keep_terms).
 __host__ __device__ constexpr bool warp_lanes_keep_terms(int k, int r, bool edge_lanes, int value_bytes,
                                                          int pack_stored_bytes) {
-  if (r * k * pack_stored_bytes <= kStoredBytesPerThread / 2) return edge_lanes || r == 1;  // kFewPacks
+  if (warp_lanes_hold_few_packs(k, r, pack_stored_bytes)) return edge_lanes || r == 1;
   return r == 1 && value_bytes == 2 && k * pack_stored_bytes < kStoredBytesPerThread;
 }
 
@@ -87,7 +93,7 @@ __device__ __forceinline__ void warp_rows(const Io& io, int64_t rows, int64_t co
   // Lanes holding half their budget of row or less (kernels/row_common.cuh): 16-bit rows of up to a
   // few hundred columns, whose time follows their instructions (docs/perf.md), the row's fixed work
   // (addresses, edge, reduction) a large share of them.
-  constexpr bool kFewPacks = R * K * kPackStoredBytes<N, Io> <= kStoredBytesPerThread / 2;
+  constexpr bool kFewPacks = warp_lanes_hold_few_packs(K, R, kPackStoredBytes<N, Io>);
   // Such lanes of edge-taking rows or of one row, and 16-bit lanes of one row short of their full budget,
   // keep softmax's exps from the reduction for the map (kOpKeepsTerms): a multiply a value instead of a
   // subtract, an exp and a multiply, and the packs die at the reduction. Lanes of several tiny rows
