@@ -27,9 +27,10 @@ inline const std::vector<int64_t>& sweep_cols() {
   // 101 / 139 / 265 / 1041: ragged rows whose last whole packs go with the edge where memory outpaces the
   // SMs (fp32 exp ops at 3 packs a lane, two rows a group; int8 / fp8 outputs of 16-bit rows at 2; exp ops'
   // rows at 4, 16-bit and fp32; 16-bit exp ops' rows two packs past 32 lanes of 4);
-  // 297 / 777: ragged 16-bit warp rows of 5 / 7 packs a lane, softmax keeping its exps there; 500 / 513 /
-  // 1000 / 1024: 16-bit softmax rows in 16 / 32 lanes of 4 packs where memory outpaces the SMs (8 / 16 of 8
-  // elsewhere);
+  // 520 / 1064: 16-bit rows of 65 / 133 whole packs, the last 1 / 5 with the edge where memory outpaces
+  // the SMs (16 / 32 lanes of 4); 297 / 777: ragged 16-bit warp rows of 5 / 7 packs a lane, softmax
+  // keeping its exps there; 500 / 513 / 1000 / 1024: 16-bit softmax rows in 16 / 32 lanes of 4 packs where
+  // memory outpaces the SMs (8 / 16 of 8 elsewhere);
   // 580 / 768 / 800: warp rows of 5 / 6 / 7 packs a lane (fp32; fp32 outputs of 500 / 580 columns take
   // one-warp block rows of 4 / 7 packs a thread where memory outpaces the SMs); 1152 / 1280: 16-bit warp
   // rows of 5 packs of 8; 1399: 16-bit one-warp block rows of 6 packs a thread with the row's edge there;
@@ -37,9 +38,9 @@ inline const std::vector<int64_t>& sweep_cols() {
   // 2199 and 2711 with the row's edge; 12345: 16-bit block rows with the row's edge.
   static const std::vector<int64_t> cols = {1,    2,    3,    7,    12,   20,   24,   31,    32,    33,    40,   41,
                                             63,   65,   70,   72,   75,   101,  127,  129,   136,   139,   144,  150,
-                                            197,  200,  255,  257,  265,  297,  500,  511,   513,   580,   768,  777,
-                                            800,  1000, 1023, 1024, 1025, 1041, 1152, 1280,  1399,  2049,  2199, 2304,
-                                            2560, 2711, 4097, 8191, 12345, 16385, 65537};
+                                            197,  200,  255,  257,  265,  297,  500,  511,   513,   520,   580,  768,
+                                            777,  800,  1000, 1023, 1024, 1025, 1041, 1064,  1152,  1280,  1399, 2049,
+                                            2199, 2304, 2560, 2711, 4097, 8191, 12345, 16385, 65537};
   return cols;
 }
 

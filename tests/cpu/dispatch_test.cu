@@ -459,6 +459,32 @@ TEST(Dispatch, WarpLanesGiveWholePacksToTheEdgeWhereMemoryOutpacesTheSms) {
   }
 }
 
+// Rows of whole packs (aligned) give the edge their last whole packs there too, but only 16-bit rows,
+// and below 32 lanes at most one element a lane; fp32 rows and the H100 keep their lanes.
+TEST(Dispatch, AlignedSixteenBitRowsGiveTheirLastPacksToTheEdgeWhereMemoryOutpacesTheSms) {
+  struct Row { int64_t cols; int elem_bytes; int width, h200_packs, h100_packs; };
+  for (const Row row : {Row{264, 2, 8, 4, 5},    // 33 packs: 8 lanes of 4, one element a lane to the edge
+                        Row{272, 2, 8, 5, 5},    // 34 packs: two elements a lane lost
+                        Row{520, 2, 16, 4, 5},   // 65 packs: 16 lanes of 4
+                        Row{544, 2, 16, 5, 5},   // 68 packs: two elements a lane lost
+                        Row{1064, 2, 32, 4, 5},  // 133 packs: 32 lanes of 4, 1.25 elements a lane
+                        Row{132, 4, 8, 5, 5}}) {  // fp32, 33 packs: lost
+    for (bool h200 : {true, false}) {
+      const int pack = 16 / row.elem_bytes;
+      RowShape s = aligned_shape(row.cols, row.elem_bytes, pack);
+      s.exp_per_element = true;
+      ASSERT_FALSE(s.partial_packs());
+      const Plan p = choose(s, Strategy::kAuto, h200 ? kHopper : kH100);
+      const std::string where = std::to_string(row.cols) + " x " + std::to_string(row.elem_bytes) + " bytes, H200 " +
+                                std::to_string(h200);
+      EXPECT_EQ(p.strategy, Strategy::kWarp) << where;
+      EXPECT_EQ(p.width, row.width) << where;
+      EXPECT_EQ(p.packs_per_lane, h200 ? row.h200_packs : row.h100_packs) << where;
+      EXPECT_EQ(p.rows_per_group, 1) << where;
+    }
+  }
+}
+
 // There too, ops of an exp an element take ragged rows of 17-18 whole packs (16-bit 137-151 columns,
 // fp32 69-75) in 6 lanes of 3 with the edge: 16-bit rows one a group, fp32 rows two. Other ops, rows of
 // 16 or 19 whole packs and the H100 keep 8 lanes.

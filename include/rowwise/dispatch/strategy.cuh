@@ -282,13 +282,23 @@ inline bool warp_config_takes(const WarpConfig& c, int width, const RowShape& sh
 // outputs at 3-5 packs a lane (16-bit 201, 333 columns -0.4 to -1.8), bf16 absmax_scale of 333 -1.1, fp32
 // int8 outputs -1.5 to -3.4 (their lanes start on lines: kWarpLanesOnLines), and overflows into another
 // width or rows a group (fp32 softmax of 265 columns -5.8, bf16 log_softmax and softmax_backward of 281 -6).
+//
+// Rows of whole packs (aligned rows) give the edge their last whole packs only for one 16-bit input, and
+// below a whole warp's width at most one element a lane. H200, 256 MiB, three rounds, A/B same job
+// (docs/perf.md "Aligned rows' last packs to the edge"): 16-bit softmax / log_softmax of 264 / 328 / 520 /
+// 528 / 648 / 656 / 1032-1088 columns +0.2 to +9.9 (bf16 log_softmax of 1032: 85.2 -> 95.1 %). Lost with
+// every aligned row: fp32 (100-336 columns -0.1 to -1.1), and two elements a lane in 8 / 16 lanes (16-bit
+// softmax of 272 / 336 -0.5 to -1.1, log_softmax of 544 -1.2 / -3.0). Two inputs were not measured.
 inline bool edge_takes_overflow(const RowShape& shape, const DeviceInfo& dev, const WarpConfig& c, int width) {
-  if (!shape.partial_packs() || !memory_outpaces_sms(dev) || c.lanes > 0 ||
+  const int operand_bytes = shape.value_bytes / shape.inputs;  // one operand's, as the kernels count
+  if (!memory_outpaces_sms(dev) || c.lanes > 0 ||
       !warp_lanes_may_overflow(shape.pack, c.packs_per_lane, shape.exp_per_element, shape.narrows_output,
-                               shape.value_bytes / shape.inputs))  // one operand's, as the kernels count
+                               operand_bytes))
     return false;
-  const int64_t slots = int64_t(c.packs_per_lane) * width;
-  return shape.cols - int64_t(shape.pack) * slots <= int64_t(edge_slots(shape.pack, kMinEdgeThreads)) * width;
+  const int64_t overflow = shape.cols - int64_t(shape.pack) * c.packs_per_lane * width;  // elements
+  if (overflow > int64_t(edge_slots(shape.pack, kMinEdgeThreads)) * width) return false;
+  const bool one_16bit_input = shape.inputs == 1 && operand_bytes == 2;
+  return shape.partial_packs() || (one_16bit_input && (width == kWarpSize || overflow <= width));
 }
 
 // Input bytes one warp-strategy block (kWarpBlockThreads) moves, looping over its rows. Blocks of
