@@ -459,8 +459,9 @@ TEST(Dispatch, WarpLanesGiveWholePacksToTheEdgeWhereMemoryOutpacesTheSms) {
   }
 }
 
-// Rows of whole packs (aligned) give the edge their last whole packs there too, but only 16-bit rows,
-// and below 32 lanes at most one element a lane; fp32 rows and the H100 keep their lanes.
+// Rows of whole packs (aligned) give the edge their last whole packs there too, but only rows of one
+// 16-bit input (two-input rows: Whole16BitRowsGoWithoutTheEdgeWhereMemoryOutpacesTheSms),
+// below 32 lanes at most one element a lane; fp32 rows and the H100 keep their lanes.
 TEST(Dispatch, AlignedSixteenBitRowsGiveTheirLastPacksToTheEdgeWhereMemoryOutpacesTheSms) {
   struct Row { int64_t cols; int elem_bytes; int width, h200_packs, h100_packs; };
   for (const Row row : {Row{264, 2, 8, 4, 5},    // 33 packs: 8 lanes of 4, one element a lane to the edge
