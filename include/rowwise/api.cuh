@@ -156,7 +156,7 @@ inline bool operands_ok(int64_t rows, int64_t cols, std::initializer_list<Stride
   return true;
 }
 
-// The rows whose kernels are compiled for an output off their inputs' packs (dispatch/strategy.cuh:
+// The rows whose kernels are compiled for an output off their inputs' packs (dispatch/out_packs.cuh:
 // out_packs_for; the others keep the common pack): split stores for fp32 inputs (fp32, int8 or fp8
 // outputs, the gradients' dx), the packs on the output for 16-bit inputs.
 template <class RowIo>

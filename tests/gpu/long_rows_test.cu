@@ -132,7 +132,7 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, ManyLongRows, ::testing::Values(Dtype::kF32, Dt
 
 // Many 16-bit gradient rows of whole packs holding over 512 KB on chip, twice as many as SMs and one
 // more: where memory outpaces the SMs (an H200) a grid of the clusters held at once loops over them
-// (dispatch/strategy.cuh: clusters_loop_over_rows), elsewhere a cluster takes each. Both ops, dx alone
+// (dispatch/block_plan.cuh: clusters_loop_over_rows), elsewhere a cluster takes each. Both ops, dx alone
 // and over dy.
 TEST(ManyLong16BitGradientRows, MatchTheFloat64ReferenceOnLoopingClusters) {
   RW_REQUIRE_GPU();

@@ -60,7 +60,7 @@ inline int context_sm_count(CUcontext context, int device_sms) {
 }
 
 // Peak DRAM bandwidth of `device` in GB/s (double data rate over the bus), 0 where the device does
-// not tell: the planner then keeps the choices measured on the slower memory (dispatch/strategy.cuh).
+// not tell: the planner then keeps the choices measured on the slower memory (dispatch/plan.cuh: memory_outpaces_sms).
 inline int memory_gbps(int device) {
   int clock_khz = 0, bus_bits = 0;
   if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||

@@ -31,7 +31,7 @@ __host__ __device__ constexpr int block_max_threads(int stored_bytes) { return s
 // up to 9 warps of 6 packs, bounded to 3 an SM (ptxas takes 70 registers, no spills), run them at 99 %.
 // The same K serves 16-bit rows of one operand in one warp (96 bytes a thread, so the 64 registers of
 // kStoredBytesPerThread; ptxas: no spills): rows of 160-192 whole packs, which the planner gives it
-// rather than 7 or 8 where it spares idle slots (dispatch/strategy.cuh, one_warp_trim_packs).
+// rather than 7 or 8 where it spares idle slots (dispatch/block_plan.cuh, one_warp_trim_packs).
 struct BlockBudget {
   int max_threads;
   int registers;

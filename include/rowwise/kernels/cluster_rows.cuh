@@ -21,7 +21,7 @@ template <class Op, int N, int K, class Io>
 inline constexpr int kClusterMinBlocksPerSm = kOpBoundsClusterSlices<Op> ? kBlockMinBlocksPerSm<Op, N, K, Io> : 0;
 
 // kEdge: the first threads of rank 0 take the row's edge and the cluster holds its whole packs only, as
-// block rows do (dispatch/strategy.cuh: cluster_rows_take_edge).
+// block rows do (dispatch/block_plan.cuh: cluster_rows_take_edge).
 template <class Op, int N, int K, bool kEdge, class Io>
 __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kClusterMinBlocksPerSm<Op, N, K, Io>)
     cluster_rows_kernel(Io io, int64_t rows, int64_t cols) {

@@ -172,7 +172,7 @@ template <int N, class I> __device__ inline RowEdge row_edge(I cols, int phase) 
 }
 // The edge of a row whose threads hold at most held_packs of its whole packs: the whole packs past
 // those go with the edge too (warp lanes whose slots a row overflows by less than the edge's spare
-// slots: dispatch/strategy.cuh edge_takes_overflow).
+// slots: dispatch/warp_plan.cuh edge_takes_overflow).
 template <int N> __device__ inline RowEdge row_edge(int cols, int phase, int held_packs) {
   const RowEdge edge = row_edge<N>(cols, phase);
   const int whole = (cols - edge.head) / N;
@@ -324,7 +324,7 @@ template <class Op>
 inline constexpr bool kOpUnpacksAgain<Op, std::void_t<decltype(Op::kUnpackAgain)>> = Op::kUnpackAgain;
 
 // Whether block rows give every row's edge to their first threads (else a partial pack's thread moves
-// it, unless the plan asks for the edge: 16-bit rows with partial packs, dispatch/strategy.cuh): an
+// it, unless the plan asks for the edge: 16-bit rows with partial packs, dispatch/block_plan.cuh): an
 // op sets kEdgeInBlockRows = true where that measured faster on every row (the edge's extra
 // instructions and registers cost some ops more than it saved on rows of whole packs).
 template <class Op, class = void> inline constexpr bool kOpTakesEdgeInBlockRows = false;
@@ -341,7 +341,7 @@ inline constexpr bool kOpKeepsValuesInTileRows<Op, std::void_t<decltype(Op::kKee
 
 // Whether the op takes an exp for every element, which makes its short warp rows bound by issue: rows
 // of 9-12 whole packs go two a group at 3 packs a lane, and ragged 16-bit rows of 3-4 packs a lane one
-// a group where memory outpaces the SMs (dispatch/strategy.cuh). An op sets kExpPerElement = true.
+// a group where memory outpaces the SMs (dispatch/warp_plan.cuh). An op sets kExpPerElement = true.
 template <class Op, class = void> inline constexpr bool kOpExpPerElement = false;
 template <class Op>
 inline constexpr bool kOpExpPerElement<Op, std::void_t<decltype(Op::kExpPerElement)>> = Op::kExpPerElement;

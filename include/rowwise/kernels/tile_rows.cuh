@@ -290,7 +290,7 @@ __device__ inline void thread_rows(const Io& io, const typename Io::Row::Stored*
 // A tile's rows a pair of threads each (groups of width 2), each thread a thread row over its part:
 // the even lane the row's elements before `split` (even: runs start at even elements), the odd lane
 // the rest; their states meet in one shuffle. The plan picks split near c / 2 where the pairs' shared
-// accesses meet the fewest banks (tile_pair_split, dispatch/strategy.cuh). Rows too long for tiles of
+// accesses meet the fewest banks (tile_pair_split, dispatch/tile_plan.cuh). Rows too long for tiles of
 // 256 thread rows to leave three blocks an SM take 128 a tile so.
 template <class Op, class Io>
 __device__ inline void pair_rows(const Io& io, const typename Io::Row::Stored* const* planes,

@@ -9,7 +9,7 @@
 
 namespace rowwise {
 
-inline constexpr int kWarpBlockThreads = 64;  // dispatch/strategy.cuh warp_block_bytes
+inline constexpr int kWarpBlockThreads = 64;  // dispatch/warp_plan.cuh warp_block_bytes
 
 // The bytes a value of one operand takes on chip (4: fp32, 2: 16-bit; the rules below).
 template <int N, class Io> inline constexpr int kWarpValueBytes = kPackStoredBytes<N, Io> / (N * Io::kInputs);
@@ -39,7 +39,7 @@ __device__ inline int line_shift(const RowIo& io, int first_whole, int whole_pac
 // Whether edge-taking lanes of K packs of N elements (a power of two a group) may hold fewer whole packs
 // than the row has, the rest going with the row's edge (row_edge): ops of an exp an element over 2- and
 // 4-byte values at up to kMaxOverflowLanePacks packs a lane, int8 / fp8 outputs of 16-bit rows at 2
-// (dispatch/strategy.cuh edge_takes_overflow has the measurements; doubles were not measured). The
+// (dispatch/warp_plan.cuh edge_takes_overflow has the measurements; doubles were not measured). The
 // planner and the kernels share it.
 inline constexpr int kMaxOverflowLanePacks = 5;
 __host__ __device__ constexpr bool warp_lanes_may_overflow(int n, int k, bool exp_op, bool narrows_output,
@@ -57,7 +57,7 @@ __host__ __device__ constexpr bool warp_lanes_hold_few_packs(int k, int r, int p
 
 // Whether lanes of k packs (pack_stored_bytes each on chip, values of value_bytes), r rows a group, keep
 // an op's terms of the reduction for its map (kOpKeepsTerms ops; warp_rows' kKeepTerms says which and
-// why). The planner asks it too (dispatch/strategy.cuh wider_lanes_keep_terms).
+// why). The planner asks it too (dispatch/warp_plan.cuh wider_lanes_keep_terms).
 __host__ __device__ constexpr bool warp_lanes_keep_terms(int k, int r, bool edge_lanes, int value_bytes,
                                                          int pack_stored_bytes) {
   if (warp_lanes_hold_few_packs(k, r, pack_stored_bytes)) return edge_lanes || r == 1;
@@ -65,7 +65,7 @@ __host__ __device__ constexpr bool warp_lanes_keep_terms(int k, int r, bool edge
 }
 
 // Lanes > 0: groups of exactly Lanes lanes, any count, for rows that fill their slots where a power
-// of two would leave many empty (dispatch/strategy.cuh); the warp's last 32 % Lanes lanes hold no row.
+// of two would leave many empty (dispatch/warp_plan.cuh); the warp's last 32 % Lanes lanes hold no row.
 // WholeRows: every row starts on a pack and is a whole number of them (the plan knows: configurations
 // of PackEnds::kWhole), so no lane computes a phase, and each pack below the row's end moves by one
 // access, untested, without the element-by-element fallback (load_whole_rows). H200, A/B same job, 256

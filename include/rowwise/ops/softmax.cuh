@@ -30,7 +30,7 @@ template <class A> struct SoftmaxOpBase {
   using In = A;
   using State = MaxSum<A>;
   // An exp for every element in the reduction (and softmax's map): lanes left empty cost issue slots,
-  // and so do lanes of two rows on a device whose memory outpaces its SMs (dispatch/strategy.cuh).
+  // and so do lanes of two rows on a device whose memory outpaces its SMs (dispatch/warp_plan.cuh).
   static constexpr bool kExpPerElement = true;
 
   __device__ static In pad() { return -math::infinity<A>(); }

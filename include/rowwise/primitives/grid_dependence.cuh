@@ -7,7 +7,7 @@
 
 namespace rowwise {
 
-// The long-row kernels call this first (dispatch/strategy.cuh waits_for_prior_grid): it waits for the
+// The long-row kernels call this first (dispatch/plan.cuh waits_for_prior_grid): it waits for the
 // grid it depends on, if any, then lets its own dependent start (that grid waits in turn before it reads
 // what this one writes).
 __device__ __forceinline__ void wait_for_prior_grid() {

@@ -87,7 +87,7 @@ template <int N, class T> __device__ inline void store_pack(T* p, const Pack<T, 
   store_raw(p, raw);
 }
 
-// How a row's packs meet an output off its inputs' packs (dispatch/strategy.cuh: out_packs_for): kShared,
+// How a row's packs meet an output off its inputs' packs (dispatch/out_packs.cuh: out_packs_for): kShared,
 // every operand shares the packs' phase (the common pack width, one element if need be); kSplitStores,
 // the packs follow the inputs and each output pack is stored in the widest accesses its address allows
 // (store_pack_any_alignment); kOnOutput, the packs follow the output and each input pack is read as the

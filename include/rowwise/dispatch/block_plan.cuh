@@ -1,0 +1,184 @@
+// Plans of rows one block or one cluster holds (block, cluster: registers; block_smem: shared memory)
+// or streams (two_pass): packs a thread, block size, cluster size, shared memory.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+
+#include "../kernels/block_rows.cuh"
+#include "../kernels/block_smem_rows.cuh"
+#include "../kernels/two_pass_rows.cuh"
+#include "plan.cuh"
+
+namespace rowwise {
+
+// Register-resident block rows: K packs per thread (instantiated for these); the largest block and
+// the registers for each are block_budget of K and its stored bytes (kernels/block_rows.cuh).
+inline constexpr int kBlockPacksPerThread[] = {
+    4, kGradBlockPacks, kNarrowBlockPacks, 8, kMinWideBlockPacks, kMinWideBlockPacks + 1, kWideBlockPacks};
+// 16-bit rows with partial packs in block rows: the block's first threads take the row's edge (its
+// partial first and last packs, one element a thread) and the block holds whole packs only (cols / 8
+// of them), where the thread owning a partial pack moved it element by element while its block
+// waited. H200: bf16 softmax 3689 / 7349 / 13435 columns 87 / 85 / 86 -> 93 / 94 / 93 %, absmax_scale
+// 2199 80 -> 94 %, int8 outputs +5-11. Rows of whole packs keep the kernel without edge code (with
+// it, bf16 int8 outputs of 13440 columns 96 -> 90 %), and so do fp32 rows (fp8 outputs of 12345
+// columns 94 -> 88 %). Gradient ops take the edge in every block row (kOpTakesEdgeInBlockRows).
+inline bool block_rows_take_edge(const RowShape& shape) {
+  return shape.partial_packs() && shape.elem_bytes() == 2 && shape.pack_bytes == kMaxPackBytes;
+}
+
+// Cluster slices of such rows of the gradient ops (which take the edge in every block row) give the
+// edge to rank 0's first threads too: H200, same job, bf16 softmax_backward / log_softmax_backward of
+// 100003 and 200003 columns +2.1 to +6.5 (100003: 82.2 -> 88.7 %, 1 GiB); aligned rows lost 1-2 and fp32
+// ragged rows 1.5 with the edge code in every row (docs/perf.md "Gradient edges in cluster rows").
+inline bool cluster_rows_take_edge(const RowShape& shape) { return shape.inputs == 2 && block_rows_take_edge(shape); }
+
+// block_smem and two_pass: as many threads as the batch each thread holds allows (a backward batch of
+// fp32 spilled at 1024 threads).
+inline int stream_block_threads(const RowShape& shape, int batch) {
+  return block_max_threads(batch * shape.pack * shape.value_bytes);
+}
+
+// Cluster rows: each CTA holds a block-sized slice (at most kClusterSliceBytes); cluster sizes above 8
+// are Hopper's non-portable ones, checked against the device when launched.
+inline constexpr int kMaxClusterSize = 16;
+inline constexpr int64_t kClusterSliceBytes = 65536;
+// Clusters grow (up to kMaxClusterSize) while their slices are larger than this: more, smaller CTAs
+// an SM overlap their phases. H200, 16-64 rows, µs: bf16 softmax_backward 64 x 131072 26.9 -> 22.5,
+// log_softmax 19.2 -> 17.6, 16 x 262144 softmax 13.8 -> 12.8 (slices of 64 KB -> 32 KB).
+inline constexpr int64_t kClusterGrowSliceBytes = 32768;
+
+// Few long rows spread over bigger clusters while the GPU has SMs to spare, down to slices this small.
+inline constexpr int64_t kMinClusterSliceBytes = 4096;
+
+// Many 16-bit gradient rows of whole packs holding more than this on chip (16 slices of over 32 KB) run
+// on a grid of the clusters the device holds at once, each looping over rows, where memory outpaces the
+// SMs; other rows take a cluster a row, which the hardware starts as one drains. H200, same build, the
+// grid alone changed, two rounds, 1 GiB / 256 MiB, % of copy: bf16 softmax_backward of 262144 columns
+// (1 MB) 87.0 / 84.5 -> 90.2 / 86.4, log_softmax_backward 87.9 / 85.0 -> 90.8 / 88.2. Not so elsewhere:
+// bf16 gradients of 131072 columns (512 KB) -1.0 to +1.8, ragged ones of 100003 / 200003 -8.3 to 0, fp32
+// rows -2 to -11, bf16 softmax 262144 +1.9 / +0.7, 64 rows of 262144 (bf16 softmax_backward) -4
+// (docs/perf.md "Clusters that loop over rows"). Rows between 512 KB and 1 MB were not measured: they
+// take 1 MB's rule.
+inline constexpr int64_t kLoopingClusterMinRowBytes = 512 * 1024;
+inline bool clusters_loop_over_rows(const RowShape& shape, const DeviceInfo& dev) {
+  return shape.inputs == 2 && shape.elem_bytes() == 2 && !shape.partial_packs() &&
+         shape.row_value_bytes() > kLoopingClusterMinRowBytes && shape.rows >= 2 * int64_t{dev.sm_count} &&
+         memory_outpaces_sms(dev);
+}
+
+// block_smem rows may be longer than what shared memory holds by 1 / kBlockSmemBufferShare of it (the
+// rest streamed twice). H200, against split, % of copy: fp32 softmax 65536 / 73728 / 81920 columns
+// (1.13 / 1.27 / 1.41 times the buffer) 75 / 78 / 78 -> 86 / 82 / 77, fp32 softmax_backward 32768 /
+// 40960 80 / 79 -> 96 / 88, bf16 softmax 131072 / 147456 / 163840 69 / 67 / 69 -> 77 / 73 / 68.
+inline constexpr int64_t kBlockSmemBufferShare = 3;
+
+// A register-resident slice of `packs` packs for one block. Block rows take the K that keeps the most
+// rows resident on an SM (more bytes in flight); among equals the fewest threads a row, and the most
+// packs a thread unless, where `spare_idle_slots`, that leaves kFewerPacksIdlePercent of the block's
+// slots empty or more. Cluster slices, and rows of doubles (whose kernels take registers unbounded),
+// take the most packs per thread, the narrow K aside.
+// Why the fewer packs where memory outpaces the SMs (the planner's `spare_idle_slots`): a block's
+// threads past the row's packs still issue every instruction of its K, and short one-warp block rows
+// are bound by issue on an H200 (a row of 161 packs at 8 a thread pays for 256); the H100 was not
+// measured. Where the slots are fuller the wider K ran faster: the 16-bit kernels of 7 packs a thread,
+// bounded to 56 registers for multi-warp rows, spill 4-12 bytes. H200, 256 MiB, 8 -> 7 packs a thread:
+// 16-bit rows of 1274-1423 columns (159-177 whole packs) bf16 softmax +2.3 to +4.4 (84.3-90.0 -> 87.2-93.5
+// %), fp16 +0.8 to +2.9, log_softmax bf16 0 to +1.3, fp16 -0.8 to +0.9, int8 / fp8 outputs -0.2 to +2.2;
+// 1450-1799 columns bf16 softmax up to +1.8 but fp16 softmax and log_softmax down to -2.7. fp32 rows of
+// 466-509 columns at 4 packs a thread, not 8: softmax +0.7 to +2.6 (92.4-94.3 -> 94.7-95.3 %), log_softmax
+// +0.4 to +1.9, absmax_scale and int8 outputs within 0.3 (docs/perf.md "One-warp block rows of fewer packs").
+inline constexpr int kFewerPacksIdlePercent = 30;
+// The one-warp K of 16-bit rows of one operand that spill nothing (6, 9, 10: kernels/block_rows.cuh),
+// taken wherever they hold the row, whatever the slots the wider K would leave empty. H200, 256 MiB:
+// rows of 1274-1543 columns (up to 192 whole packs), 7 or 8 -> 6: bf16 softmax -0.4 to +3.9 (1297 87.0 ->
+// 90.8 %), log_softmax +0.1 to +4.7, int8 outputs 0 to +1.9, but fp16 softmax -2.8 to +0.6 (to 90.3-93.5
+// %; cause not found); rows of 2056-2567 columns, 11 -> 9 or 10: softmax +0.4 to +6.1 (bf16 2100 87.4 ->
+// 93.4 %), log_softmax -0.4 to +2.7, abs-max ops -0.8 to +4.6, all at 93.2 % or more (docs/perf.md
+// "One-warp block rows of 6, 9 and 10 packs").
+inline bool one_warp_trim_packs(int packs_per_thread, const RowShape& shape) {
+  return shape.inputs == 1 && (packs_per_thread == kGradBlockPacks ||
+                               (wide_block_packs(packs_per_thread) && packs_per_thread < kWideBlockPacks));
+}
+inline bool plan_block_slice(int64_t packs, const RowShape& shape, bool most_resident, bool spare_idle_slots,
+                             Plan* plan) {
+  const bool by_residency = most_resident && shape.value_bytes / shape.inputs <= 4;
+  int best_resident = 0;
+  for (int i = static_cast<int>(std::size(kBlockPacksPerThread)) - 1; i >= 0; --i) {
+    const int k = kBlockPacksPerThread[i];
+    const int stored = k * shape.pack * shape.value_bytes;
+    const BlockBudget budget = block_budget(k, stored);
+    const int64_t threads = (packs + k - 1) / k;
+    if (stored > budget.max_stored_bytes || threads > budget.max_threads) continue;
+    if (!by_residency && residency_only_packs(k)) continue;
+    if (wide_block_packs(k) && (shape.value_bytes != 2 || shape.pack_bytes != kMaxPackBytes)) continue;
+    if (k == kGradBlockPacks && (shape.value_bytes != 2 * shape.inputs || shape.pack_bytes != kMaxPackBytes))
+      continue;
+    if (one_warp_trim_packs(k, shape) && !spare_idle_slots) continue;
+    const int block = static_cast<int>((threads + 31) / 32 * 32);
+    const int resident = resident_blocks(block, budget.registers);
+    // As resident and as wide a block as the K before, which would leave too many of its slots empty
+    // (or any, for the trim K).
+    const bool fewer_packs = spare_idle_slots && resident == best_resident && block == plan->threads &&
+                             (packs * 100 <= int64_t(100 - kFewerPacksIdlePercent) * block * plan->packs_per_thread ||
+                              one_warp_trim_packs(k, shape));
+    if (best_resident > 0 && (!by_residency || (resident <= best_resident && !fewer_packs))) continue;
+    best_resident = resident;
+    plan->packs_per_thread = k;
+    plan->threads = block;
+  }
+  return best_resident > 0;
+}
+
+// Block rows: whole packs only where the block's first threads take the edge (block_rows_take_edge).
+inline bool plan_block(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
+  plan->edge = block_rows_take_edge(shape);
+  return plan_block_slice(plan->edge ? std::max<int64_t>(1, shape.cols / shape.pack) : shape.max_packs, shape,
+                          true, memory_outpaces_sms(dev), plan);
+}
+
+// Cluster rows: a block slice a CTA.
+inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
+  if (dev.cc_major < 9) return false;
+  const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
+  for (int c = 2; c <= kMaxClusterSize; c *= 2) {
+    int64_t slice = (shape.max_packs + c - 1) / c;
+    if (slice * pack_bytes > kClusterSliceBytes || !plan_block_slice(slice, shape, false, false, plan)) continue;
+    // The smallest cluster that holds the row, grown while its slices are large or few rows leave
+    // SMs idle.
+    while (c < kMaxClusterSize &&
+           (slice * pack_bytes > kClusterGrowSliceBytes ||
+            (shape.rows * c * 2 <= dev.sm_count &&
+             (shape.max_packs + 2 * c - 1) / (2 * c) * pack_bytes >= kMinClusterSliceBytes))) {
+      c *= 2;
+      slice = (shape.max_packs + c - 1) / c;
+    }
+    plan_block_slice(slice, shape, false, false, plan);
+    plan->cluster_size = c;
+    plan->edge = cluster_rows_take_edge(shape);
+    plan->clusters_loop = clusters_loop_over_rows(shape, dev);
+    return true;
+  }
+  return false;
+}
+
+// block_smem rows: the whole row while it fits, else what fits (the rest streamed twice:
+// kernels/block_smem_rows.cuh).
+inline bool plan_block_smem(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
+  const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
+  const int64_t fits = (dev.max_smem_optin - kStaticSmemReserve) / pack_bytes * pack_bytes;
+  const int64_t row = shape.row_value_bytes();
+  plan->smem_bytes = std::min(row, fits);
+  plan->threads = stream_block_threads(shape, kSmemBatch);
+  plan->fills_sm = row > fits || 2 * (plan->smem_bytes + kStaticSmemReserve + kSystemSmemPerBlock) > dev.smem_per_sm;
+  return fits > 0 && row * kBlockSmemBufferShare <= fits * (kBlockSmemBufferShare + 1) &&
+         shape.max_packs * shape.pack <= INT32_MAX;
+}
+
+// two_pass rows: a block a row, streamed twice.
+inline bool plan_two_pass(const RowShape& shape, Plan* plan) {
+  plan->threads = stream_block_threads(shape, kTwoPassBatch);
+  return true;
+}
+
+}  // namespace rowwise
