@@ -1,4 +1,5 @@
-"""The compiled module rowwise._C, its dtype codes, and its error codes turned into exceptions."""
+"""The compiled module rowwise._C, its dtype codes, its error codes turned into exceptions, and the launch
+options' checks."""
 try:
     from . import _C
 except ImportError as e:  # a source checkout without a build, or librowwise missing beside _C
@@ -22,6 +23,18 @@ def check(op: str, code: int) -> None:
     if code == _C.INVALID_VALUE:
         raise ValueError(message)
     raise RuntimeError(message)
+
+
+def check_options(op: str, max_ctas, programmatic_launch) -> None:
+    """Checks the launch options every rowwise function takes (the C ABI's rowwise_options): max_ctas an
+    int >= 0 (at most that many CTAs, 0: as many as the work takes), programmatic_launch a bool."""
+    if isinstance(max_ctas, bool) or not isinstance(max_ctas, int):
+        raise TypeError(f"rowwise.{op}: max_ctas must be an int, got {type(max_ctas).__name__}")
+    if not 0 <= max_ctas < 2**63:
+        raise ValueError(f"rowwise.{op}: max_ctas must be 0 (as many CTAs as the work takes) or a CTA count "
+                         f"below 2**63; got {max_ctas}")
+    if not isinstance(programmatic_launch, bool):
+        raise TypeError(f"rowwise.{op}: programmatic_launch must be a bool, got {type(programmatic_launch).__name__}")
 
 
 def no_device_reason() -> str:

@@ -10,6 +10,11 @@ rowwise knows it (CuPy, PyTorch), else the legacy default stream. DLPack produce
 their data ready on that stream; where a __cuda_array_interface__ producer names its stream (version 3),
 that stream's work so far is waited for on rowwise's stream, and one that names none must have finished
 writing.
+
+Every function also takes the launch options of the C ABI's rowwise_options, keyword-only: max_ctas, at
+most that many CTAs, each looping over more rows, to leave SMs to kernels running beside (0: as many as
+the work takes), and programmatic_launch, programmatic dependent launch (sm_90 and newer; ignored below):
+the long-row kernels may start while the kernel before them ends.
 """
 import importlib
 from math import prod
@@ -38,27 +43,31 @@ class _View(NamedTuple):
 # Public functions
 
 
-def softmax(x, *, out=None, stream: Optional[int] = None):
+def softmax(x, *, out=None, stream: Optional[int] = None, max_ctas: int = 0, programmatic_launch: bool = False):
     """softmax over x's last axis, into out (allocated like x when None); returns out."""
-    return _forward("softmax", _C.softmax, x, out, stream)
+    return _forward("softmax", _C.softmax, x, out, stream, max_ctas, programmatic_launch)
 
 
-def log_softmax(x, *, out=None, stream: Optional[int] = None):
+def log_softmax(x, *, out=None, stream: Optional[int] = None, max_ctas: int = 0, programmatic_launch: bool = False):
     """log_softmax over x's last axis, into out (allocated like x when None); returns out."""
-    return _forward("log_softmax", _C.log_softmax, x, out, stream)
+    return _forward("log_softmax", _C.log_softmax, x, out, stream, max_ctas, programmatic_launch)
 
 
-def softmax_backward(y, dy, *, out=None, stream: Optional[int] = None):
+def softmax_backward(y, dy, *, out=None, stream: Optional[int] = None, max_ctas: int = 0,
+                     programmatic_launch: bool = False):
     """The gradient of softmax at its input, y * (dy - sum(y * dy)), y the softmax output; returns out."""
-    return _backward("softmax_backward", _C.softmax_backward, y, dy, out, stream)
+    return _backward("softmax_backward", _C.softmax_backward, y, dy, out, stream, max_ctas, programmatic_launch)
 
 
-def log_softmax_backward(y, dy, *, out=None, stream: Optional[int] = None):
+def log_softmax_backward(y, dy, *, out=None, stream: Optional[int] = None, max_ctas: int = 0,
+                         programmatic_launch: bool = False):
     """The gradient of log_softmax at its input, dy - exp(y) * sum(dy), y its output; returns out."""
-    return _backward("log_softmax_backward", _C.log_softmax_backward, y, dy, out, stream)
+    return _backward("log_softmax_backward", _C.log_softmax_backward, y, dy, out, stream, max_ctas,
+                     programmatic_launch)
 
 
-def absmax_scale(x, out_dtype=None, *, out=None, scales=None, stream: Optional[int] = None):
+def absmax_scale(x, out_dtype=None, *, out=None, scales=None, stream: Optional[int] = None, max_ctas: int = 0,
+                 programmatic_launch: bool = False):
     """Row abs-max scaling over x's last axis; returns (out, scales), scales float32 of shape x.shape[:-1].
 
     out_dtype None or x's dtype: out = x / max|x|, scales = max|x|. "int8" or "float8_e4m3fn" (or those
@@ -66,6 +75,7 @@ def absmax_scale(x, out_dtype=None, *, out=None, scales=None, stream: Optional[i
     library has no float8_e4m3fn type (CuPy), the fp8 output is a uint8 array of e4m3 bits.
     """
     op = "absmax_scale"
+    _native.check_options(op, max_ctas, programmatic_launch)
     stream = _default_stream(x) if stream is None else stream
     xv = _view(op, "x", x, stream)
     _expect_element(op, "x", xv)
@@ -87,14 +97,15 @@ def absmax_scale(x, out_dtype=None, *, out=None, scales=None, stream: Optional[i
         y_stride = _rows(op, "out", yv)[2]
         _wait_for_producers(op, stream, xv, yv, sv)
         code = _C.absmax_scale(_native.DTYPE_CODES[xv.dtype], _native.DTYPE_CODES[target], xv.ptr, yv.ptr, sv.ptr,
-                               rows, cols, x_stride, y_stride, stream, xv.device)
+                               rows, cols, x_stride, y_stride, stream, max_ctas, programmatic_launch, xv.device)
         _native.check(op, code)
     elif prod(sv.shape) > 0:
         scales[...] = 0  # rows of no elements: max|x| = 0, as for a zero row
     return out, scales
 
 
-def _forward(op: str, fn, x, out, stream: Optional[int]):
+def _forward(op: str, fn, x, out, stream: Optional[int], max_ctas: int, programmatic_launch: bool):
+    _native.check_options(op, max_ctas, programmatic_launch)
     stream = _default_stream(x) if stream is None else stream
     xv = _view(op, "x", x, stream)
     _expect_element(op, "x", xv)
@@ -106,11 +117,12 @@ def _forward(op: str, fn, x, out, stream: Optional[int]):
         y_stride = _rows(op, "out", yv)[2]
         _wait_for_producers(op, stream, xv, yv)
         _native.check(op, fn(_native.DTYPE_CODES[xv.dtype], xv.ptr, yv.ptr, rows, cols, x_stride, y_stride, stream,
-                             xv.device))
+                             max_ctas, programmatic_launch, xv.device))
     return out
 
 
-def _backward(op: str, fn, y, dy, out, stream: Optional[int]):
+def _backward(op: str, fn, y, dy, out, stream: Optional[int], max_ctas: int, programmatic_launch: bool):
+    _native.check_options(op, max_ctas, programmatic_launch)
     stream = _default_stream(y) if stream is None else stream
     yv, dyv = _view(op, "y", y, stream), _view(op, "dy", dy, stream)
     _expect_element(op, "y", yv)
@@ -123,7 +135,7 @@ def _backward(op: str, fn, y, dy, out, stream: Optional[int]):
         dy_stride, dx_stride = _rows(op, "dy", dyv)[2], _rows(op, "out", dxv)[2]
         _wait_for_producers(op, stream, yv, dyv, dxv)
         _native.check(op, fn(_native.DTYPE_CODES[yv.dtype], yv.ptr, dyv.ptr, dxv.ptr, rows, cols, y_stride, dy_stride,
-                             dx_stride, stream, yv.device))
+                             dx_stride, stream, max_ctas, programmatic_launch, yv.device))
     return out
 
 

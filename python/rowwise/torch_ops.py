@@ -9,6 +9,12 @@ rows (contiguous, or a slice of the last dim, ...) is read where it is; any othe
 contiguous tensor, and so is every tensor reduced over a dim other than the last (moved to the last dim,
 copied, and its result copied back: three passes where the last dim takes one). Outputs are contiguous.
 A 0-dimensional tensor is one row of one element, as for torch.softmax.
+
+Launch options, keyword-only in every public function and arguments of every op (so that torch.compile's
+graph keeps them): max_ctas, at most that many CTAs, each looping over more rows, to leave SMs to kernels
+running beside (0: as many as the work takes), and programmatic_launch, programmatic dependent launch
+(sm_90 and newer; ignored below): the long-row kernels may start while the kernel before them ends. The
+gradients of softmax and log_softmax launch with their forward's options.
 """
 from typing import Optional, Tuple
 
@@ -82,17 +88,20 @@ def _out_dtype(op: str, x: torch.Tensor, out_dtype) -> torch.dtype:
 # public functions) fails alike in eager mode and under torch.compile's tracing.
 
 
-def _check_forward_op(op: str, x: torch.Tensor) -> None:
+def _check_forward_op(op: str, x: torch.Tensor, max_ctas: int, programmatic_launch: bool) -> None:
+    _native.check_options(op, max_ctas, programmatic_launch)
     _check_element(op, "x's dtype", x.dtype)
 
 
-def _check_backward_op(op: str, y: torch.Tensor, dy: torch.Tensor) -> None:
+def _check_backward_op(op: str, y: torch.Tensor, dy: torch.Tensor, max_ctas: int, programmatic_launch: bool) -> None:
+    _native.check_options(op, max_ctas, programmatic_launch)
     _check_element(op, "y's dtype", y.dtype)
     _check_gradient_pair(op, y, dy)
 
 
-def _check_absmax_op(x: torch.Tensor, out_dtype) -> torch.dtype:
+def _check_absmax_op(x: torch.Tensor, out_dtype, max_ctas: int, programmatic_launch: bool) -> torch.dtype:
     op = "absmax_scale"
+    _native.check_options(op, max_ctas, programmatic_launch)
     _check_element(op, "x's dtype", x.dtype)
     if x.dim() == 0:
         raise ValueError(f"rowwise.{op}: x is 0-dimensional; it needs a last dim to scale over")
@@ -103,27 +112,35 @@ def _check_absmax_op(x: torch.Tensor, out_dtype) -> torch.dtype:
 # Public functions
 
 
-def softmax(x: torch.Tensor, dim: int = -1, dtype: Optional[torch.dtype] = None) -> torch.Tensor:
+def softmax(x: torch.Tensor, dim: int = -1, dtype: Optional[torch.dtype] = None, *, max_ctas: int = 0,
+            programmatic_launch: bool = False) -> torch.Tensor:
     """torch.softmax(x, dim, dtype=dtype) on rowwise's kernels; differentiable. dtype casts x first."""
-    return _forward("softmax", torch.ops.rowwise.softmax.default, x, dim, dtype)
+    return _forward("softmax", torch.ops.rowwise.softmax.default, x, dim, dtype, max_ctas, programmatic_launch)
 
 
-def log_softmax(x: torch.Tensor, dim: int = -1, dtype: Optional[torch.dtype] = None) -> torch.Tensor:
+def log_softmax(x: torch.Tensor, dim: int = -1, dtype: Optional[torch.dtype] = None, *, max_ctas: int = 0,
+                programmatic_launch: bool = False) -> torch.Tensor:
     """torch.log_softmax(x, dim, dtype=dtype) on rowwise's kernels; differentiable. dtype casts x first."""
-    return _forward("log_softmax", torch.ops.rowwise.log_softmax.default, x, dim, dtype)
+    return _forward("log_softmax", torch.ops.rowwise.log_softmax.default, x, dim, dtype, max_ctas,
+                    programmatic_launch)
 
 
-def softmax_backward(y: torch.Tensor, dy: torch.Tensor, dim: int = -1) -> torch.Tensor:
+def softmax_backward(y: torch.Tensor, dy: torch.Tensor, dim: int = -1, *, max_ctas: int = 0,
+                     programmatic_launch: bool = False) -> torch.Tensor:
     """The gradient of softmax at its input: y * (dy - sum(y * dy, dim)), y the softmax output."""
-    return _backward("softmax_backward", torch.ops.rowwise.softmax_backward.default, y, dy, dim)
+    return _backward("softmax_backward", torch.ops.rowwise.softmax_backward.default, y, dy, dim, max_ctas,
+                     programmatic_launch)
 
 
-def log_softmax_backward(y: torch.Tensor, dy: torch.Tensor, dim: int = -1) -> torch.Tensor:
+def log_softmax_backward(y: torch.Tensor, dy: torch.Tensor, dim: int = -1, *, max_ctas: int = 0,
+                         programmatic_launch: bool = False) -> torch.Tensor:
     """The gradient of log_softmax at its input: dy - exp(y) * sum(dy, dim), y the log_softmax output."""
-    return _backward("log_softmax_backward", torch.ops.rowwise.log_softmax_backward.default, y, dy, dim)
+    return _backward("log_softmax_backward", torch.ops.rowwise.log_softmax_backward.default, y, dy, dim, max_ctas,
+                     programmatic_launch)
 
 
-def absmax_scale(x: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> Tuple[torch.Tensor, torch.Tensor]:
+def absmax_scale(x: torch.Tensor, out_dtype: Optional[torch.dtype] = None, *, max_ctas: int = 0,
+                 programmatic_launch: bool = False) -> Tuple[torch.Tensor, torch.Tensor]:
     """Row abs-max scaling over the last dim; returns (y, scales), scales float32 of shape x.shape[:-1].
 
     out_dtype None or x.dtype: y = x / max|x| and scales = max|x|. torch.int8 or torch.float8_e4m3fn (or
@@ -135,23 +152,25 @@ def absmax_scale(x: torch.Tensor, out_dtype: Optional[torch.dtype] = None) -> Tu
     (int8) or ~3e-43 (fp8).
     """
     _check_tensor("absmax_scale", "x", x)
-    return torch.ops.rowwise.absmax_scale.default(x.detach(), _check_absmax_op(x, out_dtype))
+    out_dtype = _check_absmax_op(x, out_dtype, max_ctas, programmatic_launch)
+    return torch.ops.rowwise.absmax_scale.default(x.detach(), out_dtype, max_ctas, programmatic_launch)
 
 
-def _forward(op: str, op_fn, x, dim: int, dtype: Optional[torch.dtype]) -> torch.Tensor:
+def _forward(op: str, op_fn, x, dim: int, dtype: Optional[torch.dtype], max_ctas: int,
+             programmatic_launch: bool) -> torch.Tensor:
     _check_tensor(op, "x", x)
     if dtype is not None:
         _check_element(op, "dtype=", dtype)
         x = x.to(dtype)
-    _check_forward_op(op, x)
-    return _over_dim(op_fn, _dim(op, x, dim), x)
+    _check_forward_op(op, x, max_ctas, programmatic_launch)
+    return _over_dim(lambda *rows: op_fn(*rows, max_ctas, programmatic_launch), _dim(op, x, dim), x)
 
 
-def _backward(op: str, op_fn, y, dy, dim: int) -> torch.Tensor:
+def _backward(op: str, op_fn, y, dy, dim: int, max_ctas: int, programmatic_launch: bool) -> torch.Tensor:
     _check_tensor(op, "y", y)
     _check_tensor(op, "dy", dy)
-    _check_backward_op(op, y, dy)
-    return _over_dim(op_fn, _dim(op, y, dim), y, dy)
+    _check_backward_op(op, y, dy, max_ctas, programmatic_launch)
+    return _over_dim(lambda *rows: op_fn(*rows, max_ctas, programmatic_launch), _dim(op, y, dim), y, dy)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -174,52 +193,66 @@ def _stream(t: torch.Tensor) -> int:
     return torch.cuda.current_stream(t.device).cuda_stream
 
 
-def _run_forward(op: str, fn, x: torch.Tensor) -> torch.Tensor:
-    _check_forward_op(op, x)
+def _run_forward(op: str, fn, x: torch.Tensor, max_ctas: int, programmatic_launch: bool) -> torch.Tensor:
+    _check_forward_op(op, x, max_ctas, programmatic_launch)
     y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     if y.numel() > 0:
         code = _CODES[x.dtype]
         x, rows, cols, x_stride = _rows(x)
-        _native.check(op, fn(code, x.data_ptr(), y.data_ptr(), rows, cols, x_stride, cols, _stream(x),
-                             x.device.index))
+        _native.check(op, fn(code, x.data_ptr(), y.data_ptr(), rows, cols, x_stride, cols, _stream(x), max_ctas,
+                             programmatic_launch, x.device.index))
     return y
 
 
-def _run_backward(op: str, fn, y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
-    _check_backward_op(op, y, dy)
+def _run_backward(op: str, fn, y: torch.Tensor, dy: torch.Tensor, max_ctas: int,
+                  programmatic_launch: bool) -> torch.Tensor:
+    _check_backward_op(op, y, dy, max_ctas, programmatic_launch)
     dx = torch.empty(y.shape, dtype=y.dtype, device=y.device)
     if dx.numel() > 0:
         code = _CODES[y.dtype]
         y, rows, cols, y_stride = _rows(y)
         dy, _, _, dy_stride = _rows(dy)
         _native.check(op, fn(code, y.data_ptr(), dy.data_ptr(), dx.data_ptr(), rows, cols, y_stride, dy_stride,
-                             cols, _stream(y), y.device.index))
+                             cols, _stream(y), max_ctas, programmatic_launch, y.device.index))
     return dx
 
 
-@torch.library.custom_op("rowwise::softmax", mutates_args=(), device_types="cuda")
-def _softmax(x: torch.Tensor) -> torch.Tensor:
-    return _run_forward("softmax", _C.softmax, x)
+# Schemas written out: inferred from the annotations, max_ctas would be a SymInt, which torch.compile may
+# make symbolic; a launch bound is a constant of the graph.
+_OPTIONS = "int max_ctas=0, bool programmatic_launch=False"
 
 
-@torch.library.custom_op("rowwise::log_softmax", mutates_args=(), device_types="cuda")
-def _log_softmax(x: torch.Tensor) -> torch.Tensor:
-    return _run_forward("log_softmax", _C.log_softmax, x)
+@torch.library.custom_op("rowwise::softmax", mutates_args=(), device_types="cuda",
+                         schema=f"(Tensor x, {_OPTIONS}) -> Tensor")
+def _softmax(x: torch.Tensor, max_ctas: int = 0, programmatic_launch: bool = False) -> torch.Tensor:
+    return _run_forward("softmax", _C.softmax, x, max_ctas, programmatic_launch)
 
 
-@torch.library.custom_op("rowwise::softmax_backward", mutates_args=(), device_types="cuda")
-def _softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
-    return _run_backward("softmax_backward", _C.softmax_backward, y, dy)
+@torch.library.custom_op("rowwise::log_softmax", mutates_args=(), device_types="cuda",
+                         schema=f"(Tensor x, {_OPTIONS}) -> Tensor")
+def _log_softmax(x: torch.Tensor, max_ctas: int = 0, programmatic_launch: bool = False) -> torch.Tensor:
+    return _run_forward("log_softmax", _C.log_softmax, x, max_ctas, programmatic_launch)
 
 
-@torch.library.custom_op("rowwise::log_softmax_backward", mutates_args=(), device_types="cuda")
-def _log_softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
-    return _run_backward("log_softmax_backward", _C.log_softmax_backward, y, dy)
+@torch.library.custom_op("rowwise::softmax_backward", mutates_args=(), device_types="cuda",
+                         schema=f"(Tensor y, Tensor dy, {_OPTIONS}) -> Tensor")
+def _softmax_backward(y: torch.Tensor, dy: torch.Tensor, max_ctas: int = 0,
+                      programmatic_launch: bool = False) -> torch.Tensor:
+    return _run_backward("softmax_backward", _C.softmax_backward, y, dy, max_ctas, programmatic_launch)
 
 
-@torch.library.custom_op("rowwise::absmax_scale", mutates_args=(), device_types="cuda")
-def _absmax_scale(x: torch.Tensor, out_dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
-    out_dtype = _check_absmax_op(x, out_dtype)
+@torch.library.custom_op("rowwise::log_softmax_backward", mutates_args=(), device_types="cuda",
+                         schema=f"(Tensor y, Tensor dy, {_OPTIONS}) -> Tensor")
+def _log_softmax_backward(y: torch.Tensor, dy: torch.Tensor, max_ctas: int = 0,
+                          programmatic_launch: bool = False) -> torch.Tensor:
+    return _run_backward("log_softmax_backward", _C.log_softmax_backward, y, dy, max_ctas, programmatic_launch)
+
+
+@torch.library.custom_op("rowwise::absmax_scale", mutates_args=(), device_types="cuda",
+                         schema=f"(Tensor x, ScalarType out_dtype, {_OPTIONS}) -> (Tensor, Tensor)")
+def _absmax_scale(x: torch.Tensor, out_dtype: torch.dtype, max_ctas: int = 0,
+                  programmatic_launch: bool = False) -> Tuple[torch.Tensor, torch.Tensor]:
+    out_dtype = _check_absmax_op(x, out_dtype, max_ctas, programmatic_launch)
     y = torch.empty(x.shape, dtype=out_dtype, device=x.device)
     if y.numel() == 0:  # rows of no elements have scale 0; otherwise the kernel writes every scale
         return y, torch.zeros(x.shape[:-1], dtype=torch.float32, device=x.device)
@@ -227,27 +260,28 @@ def _absmax_scale(x: torch.Tensor, out_dtype: torch.dtype) -> Tuple[torch.Tensor
     x_code, y_code = _CODES[x.dtype], _CODES[out_dtype]
     x, rows, cols, x_stride = _rows(x)
     _native.check("absmax_scale", _C.absmax_scale(x_code, y_code, x.data_ptr(), y.data_ptr(), scales.data_ptr(),
-                                                  rows, cols, x_stride, cols, _stream(x), x.device.index))
+                                                  rows, cols, x_stride, cols, _stream(x), max_ctas,
+                                                  programmatic_launch, x.device.index))
     return y, scales
 
 
 def _forward_fake(op: str):
-    def fake(x):
-        _check_forward_op(op, x)
+    def fake(x, max_ctas=0, programmatic_launch=False):
+        _check_forward_op(op, x, max_ctas, programmatic_launch)
         return x.new_empty(x.shape)
     return fake
 
 
 def _backward_fake(op: str):
-    def fake(y, dy):
-        _check_backward_op(op, y, dy)
+    def fake(y, dy, max_ctas=0, programmatic_launch=False):
+        _check_backward_op(op, y, dy, max_ctas, programmatic_launch)
         return y.new_empty(y.shape)
     return fake
 
 
 @_absmax_scale.register_fake
-def _absmax_scale_fake(x, out_dtype):
-    out_dtype = _check_absmax_op(x, out_dtype)
+def _absmax_scale_fake(x, out_dtype, max_ctas=0, programmatic_launch=False):
+    out_dtype = _check_absmax_op(x, out_dtype, max_ctas, programmatic_launch)
     return x.new_empty(x.shape, dtype=out_dtype), x.new_empty(x.shape[:-1], dtype=torch.float32)
 
 
@@ -257,39 +291,42 @@ _softmax_backward.register_fake(_backward_fake("softmax_backward"))
 _log_softmax_backward.register_fake(_backward_fake("log_softmax_backward"))
 
 
-# Autograd: the forward ops save their output, the gradient ops take it. The gradient ops have
-# gradients of their own (double backward, gradgradcheck), written with torch ops and themselves over
-# the last dim; g is the gradient reaching dx.
+# Autograd: the forward ops save their output, the gradient ops take it, and both keep the launch options
+# (inputs after the tensors; no gradient: None) for the gradient kernels. The gradient ops have gradients
+# of their own (double backward, gradgradcheck), written with torch ops and themselves over the last dim;
+# g is the gradient reaching dx.
 
 
 def _save_output(ctx, inputs, output):
+    ctx.options = inputs[1:]
     ctx.save_for_backward(output)
 
 
 def _save_inputs(ctx, inputs, output):
-    ctx.save_for_backward(*inputs)
+    ctx.options = inputs[2:]
+    ctx.save_for_backward(*inputs[:2])
 
 
 def _softmax_grad(ctx, dy):
-    return _softmax_backward(ctx.saved_tensors[0], dy)
+    return _softmax_backward(ctx.saved_tensors[0], dy, *ctx.options), None, None
 
 
 def _log_softmax_grad(ctx, dy):
-    return _log_softmax_backward(ctx.saved_tensors[0], dy)
+    return _log_softmax_backward(ctx.saved_tensors[0], dy, *ctx.options), None, None
 
 
 def _softmax_backward_grad(ctx, g):
     """dx = y (dy - sum(y dy)): d/ddy = y (g - sum(g y)), d/dy = g (dy - sum(y dy)) - dy sum(g y)."""
     y, dy = ctx.saved_tensors
     g_y = (g * y).sum(-1, keepdim=True)
-    return g * (dy - (y * dy).sum(-1, keepdim=True)) - dy * g_y, _softmax_backward(y, g)
+    return g * (dy - (y * dy).sum(-1, keepdim=True)) - dy * g_y, _softmax_backward(y, g, *ctx.options), None, None
 
 
 def _log_softmax_backward_grad(ctx, g):
     """dx = dy - exp(y) sum(dy): d/ddy = g - sum(g exp(y)), d/dy = -g exp(y) sum(dy)."""
     y, dy = ctx.saved_tensors
     e = y.exp()
-    return -g * e * dy.sum(-1, keepdim=True), g - (g * e).sum(-1, keepdim=True)
+    return -g * e * dy.sum(-1, keepdim=True), g - (g * e).sum(-1, keepdim=True), None, None
 
 
 _softmax.register_autograd(_softmax_grad, setup_context=_save_output)

@@ -1,6 +1,6 @@
 // rowwise._C: librowwise's C ABI for Python. Takes device pointers and streams as ints (the Python layers
-// validate arrays and find pointers, row strides and streams), returns the C ABI's error codes, and
-// describes DLPack capsules for the framework-free array path.
+// validate arrays and find pointers, row strides and streams) and rowwise_options' fields as arguments,
+// returns the C ABI's error codes, and describes DLPack capsules for the framework-free array path.
 #include <cuda_runtime.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -50,38 +50,44 @@ bool to_dtype(int code, rowwise_dtype* dtype) {
   return true;
 }
 
-using ForwardFn = int (*)(rowwise_dtype, const void*, void*, int64_t, int64_t, int64_t, int64_t, void*);
+using ForwardFn = int (*)(rowwise_dtype, const void*, void*, int64_t, int64_t, int64_t, int64_t, void*,
+                          const rowwise_options*);
 using BackwardFn = int (*)(rowwise_dtype, const void*, const void*, void*, int64_t, int64_t, int64_t, int64_t,
-                           int64_t, void*);
+                           int64_t, void*, const rowwise_options*);
 
 template <ForwardFn Fn>
 int forward(int dtype_code, uintptr_t x, uintptr_t y, int64_t rows, int64_t cols, int64_t x_row_stride,
-            int64_t y_row_stride, uintptr_t stream, int device) {
+            int64_t y_row_stride, uintptr_t stream, int64_t max_ctas, bool programmatic_launch, int device) {
   rowwise_dtype dtype;
   if (!to_dtype(dtype_code, &dtype)) return ROWWISE_ERROR_DTYPE;
+  const rowwise_options options{max_ctas, programmatic_launch};
   return on_device(device, [&] {
-    return Fn(dtype, ptr(x), ptr(y), rows, cols, x_row_stride, y_row_stride, ptr(stream));
+    return Fn(dtype, ptr(x), ptr(y), rows, cols, x_row_stride, y_row_stride, ptr(stream), &options);
   });
 }
 
 template <BackwardFn Fn>
 int backward(int dtype_code, uintptr_t y, uintptr_t dy, uintptr_t dx, int64_t rows, int64_t cols,
-             int64_t y_row_stride, int64_t dy_row_stride, int64_t dx_row_stride, uintptr_t stream, int device) {
+             int64_t y_row_stride, int64_t dy_row_stride, int64_t dx_row_stride, uintptr_t stream, int64_t max_ctas,
+             bool programmatic_launch, int device) {
   rowwise_dtype dtype;
   if (!to_dtype(dtype_code, &dtype)) return ROWWISE_ERROR_DTYPE;
+  const rowwise_options options{max_ctas, programmatic_launch};
   return on_device(device, [&] {
     return Fn(dtype, ptr(y), ptr(dy), ptr(dx), rows, cols, y_row_stride, dy_row_stride, dx_row_stride,
-              ptr(stream));
+              ptr(stream), &options);
   });
 }
 
 int absmax_scale(int x_code, int y_code, uintptr_t x, uintptr_t y, uintptr_t row_scale, int64_t rows,
-                 int64_t cols, int64_t x_row_stride, int64_t y_row_stride, uintptr_t stream, int device) {
+                 int64_t cols, int64_t x_row_stride, int64_t y_row_stride, uintptr_t stream, int64_t max_ctas,
+                 bool programmatic_launch, int device) {
   rowwise_dtype x_dtype, y_dtype;
   if (!to_dtype(x_code, &x_dtype) || !to_dtype(y_code, &y_dtype)) return ROWWISE_ERROR_DTYPE;
+  const rowwise_options options{max_ctas, programmatic_launch};
   return on_device(device, [&] {
     return rowwise_absmax_scale(x_dtype, y_dtype, ptr(x), ptr(y), static_cast<float*>(ptr(row_scale)), rows, cols,
-                                x_row_stride, y_row_stride, ptr(stream));
+                                x_row_stride, y_row_stride, ptr(stream), &options);
   });
 }
 
@@ -145,15 +151,17 @@ NB_MODULE(_C, m) {
   m.attr("INVALID_VALUE") = int(cudaErrorInvalidValue);  // an argument the checks refuse
 
   m.def("softmax", &forward<rowwise_softmax>, "dtype"_a, "x"_a, "y"_a, "rows"_a, "cols"_a, "x_row_stride"_a,
-        "y_row_stride"_a, "stream"_a, "device"_a);
+        "y_row_stride"_a, "stream"_a, "max_ctas"_a, "programmatic_launch"_a, "device"_a);
   m.def("log_softmax", &forward<rowwise_log_softmax>, "dtype"_a, "x"_a, "y"_a, "rows"_a, "cols"_a,
-        "x_row_stride"_a, "y_row_stride"_a, "stream"_a, "device"_a);
+        "x_row_stride"_a, "y_row_stride"_a, "stream"_a, "max_ctas"_a, "programmatic_launch"_a, "device"_a);
   m.def("softmax_backward", &backward<rowwise_softmax_backward>, "dtype"_a, "y"_a, "dy"_a, "dx"_a, "rows"_a,
-        "cols"_a, "y_row_stride"_a, "dy_row_stride"_a, "dx_row_stride"_a, "stream"_a, "device"_a);
+        "cols"_a, "y_row_stride"_a, "dy_row_stride"_a, "dx_row_stride"_a, "stream"_a, "max_ctas"_a,
+        "programmatic_launch"_a, "device"_a);
   m.def("log_softmax_backward", &backward<rowwise_log_softmax_backward>, "dtype"_a, "y"_a, "dy"_a, "dx"_a,
-        "rows"_a, "cols"_a, "y_row_stride"_a, "dy_row_stride"_a, "dx_row_stride"_a, "stream"_a, "device"_a);
+        "rows"_a, "cols"_a, "y_row_stride"_a, "dy_row_stride"_a, "dx_row_stride"_a, "stream"_a, "max_ctas"_a,
+        "programmatic_launch"_a, "device"_a);
   m.def("absmax_scale", &absmax_scale, "x_dtype"_a, "y_dtype"_a, "x"_a, "y"_a, "row_scale"_a, "rows"_a, "cols"_a,
-        "x_row_stride"_a, "y_row_stride"_a, "stream"_a, "device"_a);
+        "x_row_stride"_a, "y_row_stride"_a, "stream"_a, "max_ctas"_a, "programmatic_launch"_a, "device"_a);
   m.def("error_string", [](int code) { return rowwise_error_string(code); }, "code"_a);
   m.def("describe", &describe, "capsule"_a, "Describes a DLPack capsule (or any DLPack-exporting object).");
   m.def("pointer_device", &pointer_device, "address"_a);

@@ -11,8 +11,8 @@ const char* rowwise_error_string(int code) {
     case cudaErrorInvalidValue:
       return "invalid argument: rows < 0, cols < 1, a row stride < cols, rows spanning more than 64-bit "
              "offsets, a null or misaligned pointer, an output overlapping an input other than in place "
-             "(same pointer and dtype, and the same stride unless one row), or row_scale within the span "
-             "of x or y (or a CUDA call's invalid value)";
+             "(same pointer and dtype, and the same stride unless one row), row_scale within the span "
+             "of x or y, or a negative max_ctas (or a CUDA call's invalid value)";
     default: return cudaGetErrorString((cudaError_t)code);
   }
 }

@@ -128,6 +128,15 @@ TEST(Validation, NegativeCtaBound) {
   EXPECT_EQ(rowwise::softmax<float>(NoLoad{}, NoStore{}, 2, 10, 1, 0, bound), cudaErrorInvalidValue);
   EXPECT_EQ(rowwise::softmax_backward(kFake, kFake + 4096, kFake + 8192, 2, 10, 10, 10, 10, 0, bound),
             cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::log_softmax(kFake, kFake + 4096, 2, 10, 10, 10, 0, bound), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::log_softmax_backward(kFake, kFake + 4096, kFake + 8192, 2, 10, 10, 10, 10, 0, bound),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::absmax_scale(kFake, kFake + 4096, nullptr, 2, 10, 10, 10, 0, bound), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::absmax_scale(kFake, reinterpret_cast<int8_t*>(kFake + 4096), nullptr, 2, 10, 10, 10, 0, bound),
+            cudaErrorInvalidValue);
+  // Refused with no row to launch too, as the C ABI (rowwise_c.h) says.
+  EXPECT_EQ(rowwise::softmax<float>(nullptr, nullptr, 0, 10, 10, 10, 0, bound), cudaErrorInvalidValue);
+  EXPECT_EQ(rowwise::absmax_scale(kFake, kFake + 4096, nullptr, 0, 10, 10, 10, 0, bound), cudaErrorInvalidValue);
 }
 
 TEST(Validation, FunctorPackWidth) {

@@ -138,3 +138,44 @@ def test_cuda_array_interface_stream_is_waited_for(monkeypatch):
 @pytest.mark.parametrize("given, name", [("int8", "int8"), (np.int8, "int8"), (np.dtype("float32"), "float32")])
 def test_dtype_names(given, name):
     assert arrays._dtype_name(given) == name
+
+
+OPS = ("softmax", "log_softmax", "softmax_backward", "log_softmax_backward", "absmax_scale")
+
+
+def op_args(op, x):
+    return (x, x) if op.endswith("backward") else (x,)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("options, error, message", [
+    (dict(max_ctas=-1), ValueError, r"max_ctas must be 0 \(as many CTAs as the work takes\) or a CTA count below "
+                                    r"2\*\*63; got -1"),
+    (dict(max_ctas=2**63), ValueError, r"max_ctas must be 0 .*; got 9223372036854775808"),
+    (dict(max_ctas=2.0), TypeError, r"max_ctas must be an int, got float"),
+    (dict(max_ctas=True), TypeError, r"max_ctas must be an int, got bool"),
+    (dict(max_ctas=None), TypeError, r"max_ctas must be an int, got NoneType"),
+    (dict(programmatic_launch=1), TypeError, r"programmatic_launch must be a bool, got int"),
+])
+def test_bad_launch_options_are_refused_first(monkeypatch, op, options, error, message):
+    """Before the arrays are looked at: no pointer query, no stream wait."""
+    monkeypatch.setattr(arrays._C, "pointer_device", lambda ptr: pytest.fail("the device was asked"))
+    x = CudaArray((2, 4), ptr=4096)
+    for fn in (getattr(arrays, op), getattr(rowwise, op)):
+        with pytest.raises(error, match=rf"rowwise.{op}: {message}"):
+            fn(*op_args(op, x), **options)
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_launch_options_reach_the_c_abi(monkeypatch, op):
+    """Every op passes (max_ctas, programmatic_launch) to _C, before the device; by default (0, False)."""
+    launches = []
+    monkeypatch.setattr(arrays._C, "pointer_device", lambda ptr: (0, True, 3))
+    monkeypatch.setattr(arrays._C, op, lambda *args: launches.append(args[-3:]) or 0)
+    x = CudaArray((2, 4), ptr=4096)
+    outputs = dict(out=empty_like_cai(x))
+    if op == "absmax_scale":
+        outputs["scales"] = CudaArray((2,), ptr=8192)
+    getattr(arrays, op)(*op_args(op, x), **outputs, max_ctas=3, programmatic_launch=True)
+    getattr(arrays, op)(*op_args(op, x), **outputs)
+    assert launches == [(3, True, 3), (0, False, 3)]

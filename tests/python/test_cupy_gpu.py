@@ -98,3 +98,12 @@ def test_rows_of_no_elements():
     assert rowwise.softmax(x).shape == (4, 0)
     _, scales = rowwise.absmax_scale(x)
     assert (cp.asnumpy(scales) == 0).all()
+
+
+@pytest.mark.parametrize("options", [dict(max_ctas=1), dict(max_ctas=3, programmatic_launch=True)])
+def test_launch_options(options):
+    x = randn((37, 4097))
+    x64 = cp.asnumpy(x).astype(np.float64)
+    np.testing.assert_allclose(cp.asnumpy(rowwise.softmax(x, **options)), softmax64(x64), atol=1e-6, rtol=1e-5)
+    _, scales = rowwise.absmax_scale(x, "int8", **options)
+    np.testing.assert_allclose(cp.asnumpy(scales), np.abs(x64).max(-1) / 127, rtol=1e-6)

@@ -7,6 +7,7 @@ torch = pytest.importorskip("torch")
 
 import rowwise  # noqa: E402
 import rowwise.torch_ops  # noqa: E402,F401  (registers torch.ops.rowwise for test_opcheck)
+from rowwise._native import _C  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -243,6 +244,11 @@ NO_AUTOGRAD = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
     ("log_softmax_backward",
      lambda: (rows(lambda t: torch.log_softmax(t, -1)).requires_grad_(), rows().requires_grad_()), None),
     ("absmax_scale", lambda: (rows(), torch.int8), NO_AUTOGRAD),
+    # With launch options: the ops' arguments, kept by autograd for the gradient ops.
+    ("softmax", lambda: (rows().requires_grad_(), 3, True), None),
+    ("log_softmax_backward",
+     lambda: (rows(lambda t: torch.log_softmax(t, -1)).requires_grad_(), rows().requires_grad_(), 1, True), None),
+    ("absmax_scale", lambda: (rows(), torch.float32, 1 << 40, True), NO_AUTOGRAD),
 ])
 def test_opcheck(op, args, utils):
     kwargs = {} if utils is None else {"test_utils": utils}
@@ -278,3 +284,118 @@ def test_arrays_path_allocates_torch_outputs_on_the_device():
     y = rowwise.arrays.softmax(x)  # DLPack in, an output from x's own library out
     assert isinstance(y, torch.Tensor) and y.device == x.device
     assert_close(y, torch.softmax(x.double(), -1), torch.float32)
+
+
+# Launch options: bounds of one CTA (every row looped over by it), three (rows shared unevenly, and
+# rounded up to one row's CTAs where a row spans several) and more than any device holds, and
+# programmatic launches, alone and with a bound. Shapes: warp rows, block rows, rows over CTAs (cluster
+# or split), one decode row.
+LAUNCH_OPTIONS = [dict(max_ctas=1), dict(max_ctas=3), dict(max_ctas=1 << 40), dict(programmatic_launch=True),
+                  dict(max_ctas=3, programmatic_launch=True)]
+OPTION_SHAPES = [(37, 1000), (9, 4097), (3, 65537), (1, 262144)]
+
+
+def options_id(options):
+    return ",".join(f"{k}={v}" for k, v in options.items())
+
+
+@pytest.mark.parametrize("options", LAUNCH_OPTIONS, ids=options_id)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("shape", OPTION_SHAPES)
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_ops_with_launch_options_match_float64(name, shape, dtype, options):
+    x = randn(shape, dtype)
+    assert_close(getattr(rowwise, name)(x, **options), getattr(torch, name)(x.double(), -1), dtype)
+    y = getattr(torch, name)(x.double(), -1).to(dtype)
+    dy = randn(shape, dtype, scale=1.0, seed=1)
+    yd, dyd = y.double(), dy.double()
+    if name == "softmax":
+        want = yd * (dyd - (yd * dyd).sum(-1, keepdim=True))
+    else:
+        want = dyd - yd.exp() * dyd.sum(-1, keepdim=True)
+    assert_close(getattr(rowwise, f"{name}_backward")(y, dy, **options), want, dtype)
+
+
+@pytest.mark.parametrize("options", LAUNCH_OPTIONS, ids=options_id)
+@pytest.mark.parametrize("shape", OPTION_SHAPES)
+def test_absmax_with_launch_options(shape, options):
+    x = randn(shape, torch.bfloat16)
+    amax = x.double().abs().amax(-1, keepdim=True)
+    y, scales = rowwise.absmax_scale(x, **options)
+    torch.testing.assert_close(scales.double(), amax.float().double().squeeze(-1), atol=0, rtol=0)
+    assert_close(y, x.double() / amax, torch.bfloat16)
+    q, scales = rowwise.absmax_scale(x, torch.int8, **options)
+    assert (q.double() - (x.double() * 127 / amax).round().clamp(-127, 127)).abs().max() <= 1
+    torch.testing.assert_close(scales.double(), (amax / 127).squeeze(-1), atol=0, rtol=1e-6)
+
+
+@pytest.mark.parametrize("options", LAUNCH_OPTIONS, ids=options_id)
+def test_arrays_with_launch_options(options):
+    """The framework-free path (DLPack), into outputs given and allocated."""
+    x = randn((9, 4097), torch.float32)
+    out = torch.empty_like(x)
+    assert rowwise.arrays.softmax(x, out=out, **options) is out
+    assert_close(out, torch.softmax(x.double(), -1), torch.float32)
+    assert_close(rowwise.arrays.log_softmax(x, **options), torch.log_softmax(x.double(), -1), torch.float32)
+    dy = randn(x.shape, torch.float32, scale=1.0, seed=1)
+    yd, dyd = out.double(), dy.double()
+    assert_close(rowwise.arrays.softmax_backward(out, dy, **options), yd * (dyd - (yd * dyd).sum(-1, keepdim=True)),
+                 torch.float32)
+    _, scales = rowwise.arrays.absmax_scale(x, "int8", **options)
+    torch.testing.assert_close(scales.double(), x.double().abs().amax(-1) / 127, atol=0, rtol=1e-6)
+
+
+def recording(monkeypatch, name):
+    """Replaces _C.<name> with a wrapper that records each launch's (max_ctas, programmatic_launch)."""
+    launch, calls = getattr(_C, name), []
+    monkeypatch.setattr(_C, name, lambda *args: calls.append(args[-3:-1]) or launch(*args))
+    return calls
+
+
+@pytest.mark.parametrize("options", LAUNCH_OPTIONS, ids=options_id)
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_autograd_launches_the_gradient_with_the_forward_options(monkeypatch, name, options):
+    gradient_launches = recording(monkeypatch, f"{name}_backward")
+    x = randn((9, 4097), torch.float32).requires_grad_()
+    w = randn(x.shape, torch.float32, scale=1.0, seed=1)
+    (getattr(rowwise, name)(x, **options) * w).sum().backward()
+    xr = x.detach().double().requires_grad_()
+    (getattr(torch, name)(xr, -1) * w.double()).sum().backward()
+    assert_close(x.grad, xr.grad, torch.float32)
+    want = (options.get("max_ctas", 0), options.get("programmatic_launch", False))
+    assert gradient_launches == [want]
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_gradcheck_with_launch_options(name):
+    x = randn((4, 9), torch.float64).requires_grad_()
+    fn = lambda t: getattr(rowwise, name)(t, max_ctas=1, programmatic_launch=True)  # noqa: E731
+    assert torch.autograd.gradcheck(fn, (x,))
+    assert torch.autograd.gradgradcheck(fn, (x,))
+
+
+def test_torch_compile_keeps_the_launch_options(monkeypatch):
+    """fullgraph=True, forward and backward: the compiled graph launches with the options, and the
+    gradient with the forward's."""
+    forward_launches, gradient_launches = recording(monkeypatch, "softmax"), recording(monkeypatch, "softmax_backward")
+    compiled = torch.compile(lambda t: (rowwise.softmax(t, max_ctas=3, programmatic_launch=True) * t).sum(),
+                             fullgraph=True)
+    x = randn((16, 4097), torch.float32).requires_grad_()
+    compiled(x).backward()
+    xr = x.detach().double().requires_grad_()
+    (torch.softmax(xr, -1) * xr).sum().backward()
+    assert_close(x.grad, xr.grad, torch.float32)
+    assert forward_launches and set(forward_launches) == {(3, True)}
+    assert gradient_launches and set(gradient_launches) == {(3, True)}
+
+
+def test_bad_launch_options_on_cuda_tensors():
+    x = randn((4, 8), torch.float32)
+    with pytest.raises(ValueError, match=r"rowwise.softmax: max_ctas must be 0 \(as many CTAs as the work takes\)"):
+        rowwise.softmax(x, max_ctas=-1)
+    with pytest.raises(TypeError, match=r"rowwise.log_softmax_backward: max_ctas must be an int, got float"):
+        rowwise.log_softmax_backward(x, x, max_ctas=2.0)
+    with pytest.raises(TypeError, match=r"rowwise.absmax_scale: programmatic_launch must be a bool, got int"):
+        rowwise.absmax_scale(x, programmatic_launch=1)
+    with pytest.raises(ValueError, match=r"rowwise.softmax_backward: max_ctas must be 0"):
+        torch.ops.rowwise.softmax_backward(x, x, -2)  # the raw op checks them too
