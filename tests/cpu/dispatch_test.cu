@@ -787,6 +787,30 @@ TEST(Dispatch, SharedMemoryWhileTheRowFitsThenSplit) {
   EXPECT_EQ(choose(aligned_shape(1 << 23, 4, 4)).strategy, Strategy::kSplit);
 }
 
+// Gradient rows (two operands) that block_smem would stream more than a quarter of its buffer of go to
+// clusters where memory outpaces the SMs (not doubles, which clusters do not take); one-operand rows and
+// the H100 stream up to a third, and block_smem still takes such rows forced.
+TEST(Dispatch, StreamedGradientRowsOverClustersWhereMemoryOutpacesTheSms) {
+  const auto gradient = [](int64_t cols, int elem_bytes) {
+    RowShape s = aligned_shape(cols, elem_bytes, 16 / elem_bytes);
+    s.value_bytes = 2 * elem_bytes;
+    s.inputs = 2;
+    return s;
+  };
+  // fp32: the buffer holds 28928 columns (231424 bytes over 8 a column); 5/4 of it 36160.
+  EXPECT_EQ(choose(gradient(36160, 4)).strategy, Strategy::kBlockSmem);
+  const Plan fp32 = choose(gradient(36164, 4));
+  EXPECT_EQ(fp32.strategy, Strategy::kCluster);
+  EXPECT_EQ(fp32.cluster_size, 16);
+  EXPECT_EQ(choose(gradient(38568, 4)).strategy, Strategy::kCluster);  // 4/3 of the buffer: streamed before
+  EXPECT_EQ(choose(gradient(38568, 4), Strategy::kBlockSmem).smem_bytes, 231424);
+  EXPECT_EQ(choose(gradient(36164, 4), Strategy::kAuto, kH100).strategy, Strategy::kBlockSmem);
+  EXPECT_EQ(choose(gradient(72328, 2)).strategy, Strategy::kCluster);  // bf16: twice the columns
+  EXPECT_EQ(choose(gradient(72320, 2)).strategy, Strategy::kBlockSmem);
+  EXPECT_EQ(choose(gradient(18084, 8)).strategy, Strategy::kBlockSmem);  // doubles
+  EXPECT_EQ(choose(aligned_shape(72328, 4, 4)).strategy, Strategy::kBlockSmem);  // one operand
+}
+
 // Many rows too long for block_smem: clusters of 16 CTAs while the row holds at most 1 MB on chip
 // (Hopper; slices of 32 KB up to 512 KB rows, then of up to 64 KB); split beyond that, for doubles and
 // without clusters.

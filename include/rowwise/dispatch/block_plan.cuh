@@ -72,6 +72,15 @@ inline bool clusters_loop_over_rows(const RowShape& shape, const DeviceInfo& dev
 // (1.13 / 1.27 / 1.41 times the buffer) 75 / 78 / 78 -> 86 / 82 / 77, fp32 softmax_backward 32768 /
 // 40960 80 / 79 -> 96 / 88, bf16 softmax 131072 / 147456 / 163840 69 / 67 / 69 -> 77 / 73 / 68.
 inline constexpr int64_t kBlockSmemBufferShare = 3;
+// block_smem's buffer for the row: as much of it as shared memory holds, in whole packs.
+inline int64_t block_smem_buffer_bytes(const RowShape& shape, const DeviceInfo& dev) {
+  const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
+  return (dev.max_smem_optin - kStaticSmemReserve) / pack_bytes * pack_bytes;
+}
+// Whether block_smem streams more of the row than 1 / share of its buffer.
+inline bool block_smem_streams_past(const RowShape& shape, const DeviceInfo& dev, int64_t share) {
+  return shape.row_value_bytes() * share > block_smem_buffer_bytes(shape, dev) * (share + 1);
+}
 
 // A register-resident slice of `packs` packs for one block. Block rows take the K that keeps the most
 // rows resident on an SM (more bytes in flight); among equals the fewest threads a row, and the most
@@ -165,13 +174,12 @@ inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* pla
 // block_smem rows: the whole row while it fits, else what fits (the rest streamed twice:
 // kernels/block_smem_rows.cuh).
 inline bool plan_block_smem(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
-  const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
-  const int64_t fits = (dev.max_smem_optin - kStaticSmemReserve) / pack_bytes * pack_bytes;
+  const int64_t fits = block_smem_buffer_bytes(shape, dev);
   const int64_t row = shape.row_value_bytes();
   plan->smem_bytes = std::min(row, fits);
   plan->threads = stream_block_threads(shape, kSmemBatch);
   plan->fills_sm = row > fits || 2 * (plan->smem_bytes + kStaticSmemReserve + kSystemSmemPerBlock) > dev.smem_per_sm;
-  return fits > 0 && row * kBlockSmemBufferShare <= fits * (kBlockSmemBufferShare + 1) &&
+  return fits > 0 && !block_smem_streams_past(shape, dev, kBlockSmemBufferShare) &&
          shape.max_packs * shape.pack <= INT32_MAX;
 }
 

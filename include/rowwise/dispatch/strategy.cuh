@@ -26,6 +26,7 @@ enum RuleNeeds : unsigned {
   kNoTermsInMap = 4,     // an op whose map takes no term of the reduction again (RowShape::map_takes_terms)
   kSmsKeepUp = 8,        // a device whose SMs keep up with its memory (not memory_outpaces_sms: the H100)
   kOutOffInput = 16,     // an output not like the last input (not RowShape::out_like_last_input)
+  kStreamedGradient = 32,  // a gradient row block_smem would stream much of (streamed_gradient_row)
 };
 
 struct StrategyRule {
@@ -87,6 +88,21 @@ inline constexpr int64_t kManyRowsClusterBytes = kMaxClusterSize * kClusterSlice
 // 43.4 -> 51.9 / 52.6 / 42.6, H100 57.2 / 55.3 / 50.0 -> 56.3 / 55.4 / 46.4.
 inline constexpr int64_t kTwoLaunchRowBytes = int64_t{128} << 20;
 
+// Gradient rows (two operands) that block_smem would stream more than 1 / kGradientBlockSmemBufferShare
+// of its buffer of go to clusters where memory outpaces the SMs: each streamed pack reads both operands
+// again. H200, one build, two rounds, 256 MiB / 1 GiB, block_smem forced against clusters (docs/perf.md
+// "Streamed gradient rows over clusters"): softmax_backward / log_softmax_backward of fp32 / bf16 / fp16
+// rows of 288 KB on chip (36864 / 73728 columns) +0.5 to +7.2 / -3.4 to +4.3 (fp32 softmax_backward
+// 87.5 -> 92.6 %), of 301 KB (38568 / 77136) +9.6 to +14.6 / +7.3 to +14.7 (bf16 log_softmax_backward 74.9
+// -> 89.5, 77.9 -> 92.6); rows of 258-273 KB (fp32 33064 / 35001, 16-bit 66128 / 70001) lost -10.4 to
+// +1.9. The one-operand ops lost on clusters at 1 GiB (fp32 softmax of 65536 / 73728 columns 93.3 / 90.6
+// -> 88.4 / 84.2 %) and stream up to a third.
+inline constexpr int64_t kGradientBlockSmemBufferShare = 4;
+inline bool streamed_gradient_row(const RowShape& shape, const DeviceInfo& dev) {
+  return shape.inputs == 2 && memory_outpaces_sms(dev) &&
+         block_smem_streams_past(shape, dev, kGradientBlockSmemBufferShare);
+}
+
 inline constexpr StrategyRule kStrategyRules[] = {
     {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
@@ -126,6 +142,8 @@ inline constexpr StrategyRule kStrategyRules[] = {
      "docs/perf.md#dispatch: block rows up to 64 KB (16384 fp32, 32768 bf16)"},
     {Strategy::kSplit, kTwoLaunchRowBytes, true, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: fewer rows than SMs, longer than a cluster holds"},
+    {Strategy::kCluster, kManyRowsClusterBytes, false, 2, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, kStreamedGradient,
+     "docs/perf.md#dispatch: many gradient rows block_smem would stream a quarter of, over clusters (H200)"},
     {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
     {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, kAnyRow,
@@ -169,6 +187,7 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
     if ((rule.needs & kNoTermsInMap) && shape.map_takes_terms) continue;
     if ((rule.needs & kSmsKeepUp) && memory_outpaces_sms(dev)) continue;
     if ((rule.needs & kOutOffInput) && shape.out_like_last_input) continue;
+    if ((rule.needs & kStreamedGradient) && !streamed_gradient_row(shape, dev)) continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;
