@@ -44,12 +44,15 @@ def test_forward_matches_float64(name, shape, dtype):
 def test_backward_matches_float64(name, shape, dtype):
     y = getattr(torch, name)(randn(shape, torch.float64), -1).to(dtype)  # a real output, rounded to dtype
     dy = randn(shape, dtype, scale=1.0, seed=1)
+    assert_close(getattr(rowwise, f"{name}_backward")(y, dy), gradient_reference(name, y, dy), dtype)
+
+
+def gradient_reference(name, y, dy):
+    """The float64 gradient of softmax or log_softmax at its input, from its output y and dy."""
     yd, dyd = y.double(), dy.double()
     if name == "softmax":
-        want = yd * (dyd - (yd * dyd).sum(-1, keepdim=True))
-    else:
-        want = dyd - yd.exp() * dyd.sum(-1, keepdim=True)
-    assert_close(getattr(rowwise, f"{name}_backward")(y, dy), want, dtype)
+        return yd * (dyd - (yd * dyd).sum(-1, keepdim=True))
+    return dyd - yd.exp() * dyd.sum(-1, keepdim=True)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -308,12 +311,7 @@ def test_ops_with_launch_options_match_float64(name, shape, dtype, options):
     assert_close(getattr(rowwise, name)(x, **options), getattr(torch, name)(x.double(), -1), dtype)
     y = getattr(torch, name)(x.double(), -1).to(dtype)
     dy = randn(shape, dtype, scale=1.0, seed=1)
-    yd, dyd = y.double(), dy.double()
-    if name == "softmax":
-        want = yd * (dyd - (yd * dyd).sum(-1, keepdim=True))
-    else:
-        want = dyd - yd.exp() * dyd.sum(-1, keepdim=True)
-    assert_close(getattr(rowwise, f"{name}_backward")(y, dy, **options), want, dtype)
+    assert_close(getattr(rowwise, f"{name}_backward")(y, dy, **options), gradient_reference(name, y, dy), dtype)
 
 
 @pytest.mark.parametrize("options", LAUNCH_OPTIONS, ids=options_id)
@@ -338,8 +336,7 @@ def test_arrays_with_launch_options(options):
     assert_close(out, torch.softmax(x.double(), -1), torch.float32)
     assert_close(rowwise.arrays.log_softmax(x, **options), torch.log_softmax(x.double(), -1), torch.float32)
     dy = randn(x.shape, torch.float32, scale=1.0, seed=1)
-    yd, dyd = out.double(), dy.double()
-    assert_close(rowwise.arrays.softmax_backward(out, dy, **options), yd * (dyd - (yd * dyd).sum(-1, keepdim=True)),
+    assert_close(rowwise.arrays.softmax_backward(out, dy, **options), gradient_reference("softmax", out, dy),
                  torch.float32)
     _, scales = rowwise.arrays.absmax_scale(x, "int8", **options)
     torch.testing.assert_close(scales.double(), x.double().abs().amax(-1) / 127, atol=0, rtol=1e-6)
