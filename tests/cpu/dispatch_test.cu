@@ -811,6 +811,34 @@ TEST(Dispatch, StreamedGradientRowsOverClustersWhereMemoryOutpacesTheSms) {
   EXPECT_EQ(choose(aligned_shape(72328, 4, 4)).strategy, Strategy::kBlockSmem);  // one operand
 }
 
+// Softmax and log_softmax rows that block_smem streams in part take bulk copies for the packs it holds,
+// where memory outpaces the SMs; rows that fit, abs-max and gradient rows, the H100 and devices without
+// bulk copies take the threads' own copies.
+TEST(Dispatch, StreamedSoftmaxRowsTakeBulkCopiesWhereMemoryOutpacesTheSms) {
+  const auto softmax_row = [](int64_t cols, int elem_bytes) {
+    RowShape s = aligned_shape(cols, elem_bytes, 16 / elem_bytes);
+    s.exp_per_element = true;
+    return s;
+  };
+  EXPECT_FALSE(choose(softmax_row(57856, 4)).bulk_copies);  // fp32: exactly the buffer
+  const Plan streamed = choose(softmax_row(57860, 4));
+  EXPECT_EQ(streamed.strategy, Strategy::kBlockSmem);
+  EXPECT_TRUE(streamed.fills_sm);
+  EXPECT_TRUE(streamed.bulk_copies);
+  EXPECT_TRUE(choose(softmax_row(131072, 2)).bulk_copies);  // bf16, 256 KB
+  EXPECT_TRUE(choose(softmax_row(77140, 4), Strategy::kBlockSmem).bulk_copies);
+  EXPECT_FALSE(choose(softmax_row(32768, 4)).bulk_copies);  // one block an SM, the whole row held
+  EXPECT_FALSE(choose(aligned_shape(65536, 4, 4)).bulk_copies);  // abs-max: no exp an element
+  EXPECT_FALSE(choose(softmax_row(65536, 4), Strategy::kAuto, kH100).bulk_copies);
+  EXPECT_FALSE(choose(softmax_row(55296, 4), Strategy::kAuto, kAmpere).bulk_copies);
+  RowShape gradient = softmax_row(32768, 4);  // y and dy, 256 KB on chip
+  gradient.value_bytes = 8;
+  gradient.inputs = 2;
+  const Plan two = choose(gradient);
+  EXPECT_EQ(two.strategy, Strategy::kBlockSmem);
+  EXPECT_FALSE(two.bulk_copies);
+}
+
 // Many rows too long for block_smem: clusters of 16 CTAs while the row holds at most 1 MB on chip
 // (Hopper; slices of 32 KB up to 512 KB rows, then of up to 64 KB); split beyond that, for doubles and
 // without clusters.

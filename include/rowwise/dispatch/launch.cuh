@@ -401,7 +401,14 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, c
     case Strategy::kCluster:
       return launch_block<Op, N, 0>(io, shape, plan, stream, workspace);
     case Strategy::kBlockSmem:
-      if (plan.fills_sm) return launch_row_blocks(block_smem_rows_kernel<Op, N, true, Io>, io, shape, plan, stream);
+      if (plan.fills_sm) {
+        // Bulk copies for the rows dispatch gives them (block_smem_bulk_copies): softmax, log_softmax.
+        if constexpr (Io::kInputs == 1 && kOpExpPerElement<Op> && Io::Row::template kBulkCopy<N>) {
+          if (plan.bulk_copies)
+            return launch_row_blocks(block_smem_rows_kernel<Op, N, true, Io, true>, io, shape, plan, stream);
+        }
+        return launch_row_blocks(block_smem_rows_kernel<Op, N, true, Io>, io, shape, plan, stream);
+      }
       if (plan.smem_bytes < shape.row_value_bytes()) return kNoKernelForPlan;  // only kFillsSm streams
       return launch_row_blocks(block_smem_rows_kernel<Op, N, false, Io>, io, shape, plan, stream);
     case Strategy::kSplit:

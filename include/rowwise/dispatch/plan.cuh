@@ -83,6 +83,7 @@ struct Plan {
   int packs_per_thread = 0; // block, cluster: K
   bool edge = false;        // warp, block, cluster: lanes / first threads take the row's edge, whole packs only
   bool fills_sm = false;    // block_smem: one block an SM (its copies in groups; a longer row streamed)
+  bool bulk_copies = false; // block_smem, fills_sm: the held packs copied by bulk copies (sm_90)
   int cluster_size = 0;     // cluster: CTAs per row
   bool clusters_loop = false;  // cluster: a grid of the clusters held at once, each looping over rows
   int rows_per_tile = 0;    // tile: rows a block stages at once

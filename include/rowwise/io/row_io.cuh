@@ -22,6 +22,11 @@
 //                                                           load_packed into shared memory without
 //                                                           registers (cp.async), operand i of the
 //                                                           pack at shared + i * plane_bytes
+//   template <int N> static constexpr bool kBulkCopy          whether copy_bulk exists for packs of N
+//   void copy_bulk(void* shared, int64_t plane_bytes, int64_t col, unsigned bytes, uint64_t* bar)
+//                                                           `bytes` of each operand from element col
+//                                                           on into its plane, one bulk copy each,
+//                                                           landing on `bar` (bulk_copy.cuh)
 // Single-operand rows may also give the stored values (ops that reduce them as stored, row_common.cuh):
 //   using Stored; template <int N> static Pack<Stored, N> stored(const Packed<N>&)
 // Rows staged whole through shared memory (strategy `tile`, contiguous rows) also need, where
@@ -37,6 +42,7 @@
 // Fusing a scale, a mask or a cast means writing another Io, not another kernel.
 #pragma once
 #include "../primitives/async_copy.cuh"
+#include "../primitives/bulk_copy.cuh"
 #include "../primitives/numeric.cuh"
 #include "../primitives/grad_in.cuh"
 #include "../primitives/pack.cuh"
@@ -96,6 +102,10 @@ template <class T, class U = T, OutPacks P = OutPacks::kShared> struct PointerIo
     template <int N> static constexpr bool kAsyncCopy = P != OutPacks::kOnOutput && kAsyncCopyable<N * sizeof(T)>;
     template <int N> __device__ void copy_async(void* shared, int64_t /*plane_bytes: one operand*/, int64_t col) const {
       rowwise::copy_async<N * sizeof(T)>(shared, x + col);
+    }
+    template <int N> static constexpr bool kBulkCopy = kAsyncCopy<N> && N * sizeof(T) == 16;
+    __device__ void copy_bulk(void* shared, int64_t /*plane_bytes*/, int64_t col, unsigned bytes, uint64_t* bar) const {
+      bulk_copy(shared, x + col, bytes, bar);
     }
     template <int N> __device__ int phase() const {
       if constexpr (P == OutPacks::kOnOutput) return static_cast<int>(reinterpret_cast<uintptr_t>(y) / sizeof(U) % N);
@@ -228,6 +238,11 @@ template <class T, OutPacks P = OutPacks::kShared> struct GradPointerIo {
       Half{y, nullptr, nullptr}.template copy_async<N>(shared, 0, col);
       Half{dy, nullptr, nullptr}.template copy_async<N>(static_cast<unsigned char*>(shared) + plane_bytes, 0, col);
     }
+    template <int N> static constexpr bool kBulkCopy = Half::template kBulkCopy<N>;
+    __device__ void copy_bulk(void* shared, int64_t plane_bytes, int64_t col, unsigned bytes, uint64_t* bar) const {
+      bulk_copy(shared, y + col, bytes, bar);
+      bulk_copy(static_cast<unsigned char*>(shared) + plane_bytes, dy + col, bytes, bar);
+    }
   };
   __device__ Row row(int64_t r) const {
     return {y + r * y_stride, dy + r * dy_stride, dx + r * dx_stride, y_end, dy_end};
@@ -283,6 +298,7 @@ template <class In, class Load, class Store> struct FunctorIo {
     template <int N> __device__ static void launder(Packed<N>&) {}
     template <int N> __device__ static void unpack_again(const Packed<N>& p, In* v) { unpack<N>(p, v); }
     template <int N> static constexpr bool kAsyncCopy = false;  // loads are the user's code
+    template <int N> static constexpr bool kBulkCopy = false;
     static constexpr bool kStaged = false;                        // and so are the addresses
     template <int N> __device__ int phase() const { return 0; }
     __device__ Row opaque() const { return *this; }

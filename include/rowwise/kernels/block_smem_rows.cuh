@@ -5,10 +5,13 @@
 // stay in shared memory and the rest is streamed twice, read to reduce and read again to map, the
 // second time from L2 (a block streams a few tens of KB, read microseconds before).
 // Each thread copies, reduces and maps the same packs (p = threadIdx.x + k * blockDim.x, whatever the
-// row), so the buffer needs no barrier of its own.
+// row), so the buffer needs no barrier of its own; but where thread 0 copies the held packs by bulk
+// copies (kBulk: dispatch/block_plan.cuh block_smem_bulk_copies), a group's copy waits for the block
+// to have mapped the buffer's last row, and the block for the group's barrier.
 #pragma once
 #include "../primitives/async_copy.cuh"
 #include "../primitives/block_reduce.cuh"
+#include "../primitives/bulk_copy.cuh"
 #include "block_rows.cuh"
 #include "planar_packs.cuh"
 #include "row_common.cuh"
@@ -27,11 +30,17 @@ inline constexpr int kSmemCopyGroups = 4;
 
 // A thread's held packs, p = threadIdx.x + k * blockDim.x < held, in groups of whole batches: group g
 // holds k in [g * per_group, (g + 1) * per_group) (a batch's empty slots are reduced as pads).
+// Bulk copies take thread 0's groups in every thread (`uniform`), so that group g is one run of packs,
+// [begin(g) * blockDim.x, begin(g + 1) * blockDim.x).
 struct CopyGroups {
   int mine, per_group;
-  __device__ explicit CopyGroups(int held)
-      : mine(held > static_cast<int>(threadIdx.x) ? (held - threadIdx.x + blockDim.x - 1) / blockDim.x : 0),
-        per_group(((mine + kSmemBatch - 1) / kSmemBatch + kSmemCopyGroups - 1) / kSmemCopyGroups * kSmemBatch) {}
+  __device__ static int mine_of(int held, int thread) {
+    return held > thread ? (held - thread + blockDim.x - 1) / blockDim.x : 0;
+  }
+  __device__ explicit CopyGroups(int held, bool uniform = false)
+      : mine(mine_of(held, threadIdx.x)),
+        per_group(((mine_of(held, uniform ? 0 : threadIdx.x) + kSmemBatch - 1) / kSmemBatch + kSmemCopyGroups - 1) /
+                  kSmemCopyGroups * kSmemBatch) {}
   __device__ int begin(int g) const { return g * per_group; }
   __device__ int end(int g) const { return mine < (g + 1) * per_group ? mine : (g + 1) * per_group; }
 };
@@ -74,15 +83,39 @@ __device__ inline void copy_in_groups(const typename Io::Row& io, const PlanarPa
   }
 }
 
-// Combines the thread's held packs into `state`, each group as soon as it has landed. No copies newer
-// than the groups' may be in flight.
-template <class Op, int N, class Io>
+// Thread 0 starts copying the held whole packs, a bulk copy a group and operand, each group landing on
+// its barrier (bars[g], whose phase `parity` this row takes). The partial first and last packs are
+// copy_edge_packs'. Every thread must be done with the buffer's previous row.
+template <int N, class Io>
+__device__ inline void bulk_copy_groups(const typename Io::Row& io, const PlanarPacks<Io, N>& buf,
+                                        const CopyGroups& groups, uint64_t* bars, int held, int phase, int cols) {
+  if (threadIdx.x != 0) return;
+  fence_proxy_async_shared();
+  const int whole_begin = phase == 0 ? 0 : 1;
+  const int whole_end = (held - 1) * N - phase + N <= cols ? held : held - 1;
+  constexpr int kBytes = PlanarPacks<Io, N>::kPartBytes;
+#pragma unroll
+  for (int g = 0; g < kSmemCopyGroups; ++g) {
+    const int begin = max(whole_begin, groups.begin(g) * static_cast<int>(blockDim.x));
+    const int end = min(whole_end, groups.begin(g + 1) * static_cast<int>(blockDim.x));
+    const unsigned bytes = end > begin ? static_cast<unsigned>((end - begin) * kBytes) : 0u;
+    mbarrier_arrive_expect_bytes(&bars[g], bytes * Io::kInputs);
+    if (bytes > 0) io.copy_bulk(buf.base + begin, int64_t{buf.capacity} * kBytes, int64_t{begin} * N - phase, bytes, &bars[g]);
+  }
+}
+
+// Combines the thread's held packs into `state`, each group as soon as it has landed: on its barrier
+// (kBulk: bars, phase `parity`), or as the thread's commit group. No copies newer than the groups' may
+// be in flight.
+template <class Op, int N, class Io, bool kBulk = false>
 __device__ inline typename Op::State reduce_in_groups(const PlanarPacks<Io, N>& buf, const CopyGroups& groups,
-                                                      typename Op::State state) {
+                                                      typename Op::State state, uint64_t* bars = nullptr,
+                                                      unsigned parity = 0) {
   using RowIo = typename Io::Row;
 #pragma unroll
   for (int g = 0; g < kSmemCopyGroups; ++g) {
-    wait_async_copies_at_most<kSmemCopyGroups - 1>(kSmemCopyGroups - 1 - g);
+    if constexpr (kBulk) mbarrier_wait(&bars[g], parity);
+    else wait_async_copies_at_most<kSmemCopyGroups - 1>(kSmemCopyGroups - 1 - g);
     const int end = groups.end(g);
     for (int k0 = groups.begin(g); k0 < end; k0 += kSmemBatch) {
       PackedOf<RowIo, N> v[kSmemBatch];
@@ -101,12 +134,19 @@ __device__ inline typename Op::State reduce_in_groups(const PlanarPacks<Io, N>& 
 // flight at once and reads them back to reduce: loads through registers kept kSmemBatch packs a
 // thread in flight (fp32 softmax of 24576 columns: 73 % of copy, 92 % with the copies) and took fp32
 // gradient blocks to 87-95 registers.
-template <class Op, int N, bool kFillsSm, class Io>
+template <class Op, int N, bool kFillsSm, bool kBulk, class Io>
 __device__ inline typename Op::State copy_and_reduce_row(const typename Io::Row& io, const PlanarPacks<Io, N>& buf,
-                                                         int packs, int held, int phase, int cols) {
+                                                         int packs, int held, int phase, int cols, uint64_t* bars,
+                                                         unsigned parity) {
   using RowIo = typename Io::Row;
   typename Op::State state = Op::identity();
-  if constexpr (!RowIo::template kAsyncCopy<N>) {
+  if constexpr (kBulk) {
+    const CopyGroups groups(held, true);
+    bulk_copy_groups<N, Io>(io, buf, groups, bars, held, phase, cols);
+    copy_edge_packs<Op, N, Io>(io, buf, held, phase, cols);
+    state = reduce_streamed_packs<Op, N, kSmemBatch>(io, held, packs, phase, cols);  // while the copies fly
+    state = reduce_in_groups<Op, N, Io, true>(buf, groups, state, bars, parity);
+  } else if constexpr (!RowIo::template kAsyncCopy<N>) {
     for (int p0 = threadIdx.x; p0 < held; p0 += kSmemBatch * blockDim.x) {
       PackedOf<RowIo, N> v[kSmemBatch];
       load_strided_packs<Op, N, kSmemBatch>(io, v, p0, blockDim.x, held, phase, cols);
@@ -149,10 +189,20 @@ __device__ inline typename Op::State copy_and_reduce_row(const typename Io::Row&
 // kernel without either (fewer registers: two or three blocks an SM). One block an SM may take all
 // the registers its threads allow; left to itself, ptxas held 16-bit kernels of narrow packs to 32
 // and spilled (the 0 leaves the other kernel's bound as it was).
-template <class Op, int N, bool kFillsSm, class Io>
+// kBulk (kFillsSm, sm_90, 16-byte packs): thread 0 copies the held whole packs by bulk copies, a group
+// each, and the block waits on the groups' barriers.
+template <class Op, int N, bool kFillsSm, class Io, bool kBulk = false>
 __global__ void __launch_bounds__(block_max_threads(kSmemBatch * kPackStoredBytes<N, Io>), kFillsSm ? 1 : 0)
     block_smem_rows_kernel(Io io, int64_t rows, int64_t cols) {
+  static_assert(!kBulk || (kFillsSm && Io::Row::template kBulkCopy<N>), "bulk copies: one block an SM, 16-byte packs");
   wait_for_prior_grid();
+  __shared__ uint64_t bars[kBulk ? kSmemCopyGroups : 1];
+  if constexpr (kBulk) {
+    if (threadIdx.x == 0) {
+      for (int g = 0; g < kSmemCopyGroups; ++g) mbarrier_init(&bars[g], 1);
+      fence_proxy_async_shared();
+    }
+  }
   using State = typename Op::State;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   // Planes as long as the launch's buffer allows: the planner sizes it for the longest row it saw, or
@@ -165,7 +215,9 @@ __global__ void __launch_bounds__(block_max_threads(kSmemBatch * kPackStoredByte
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
     const auto [row_io, phase, packs] = row_span<N>(io, row, row_cols);
     const int held = kFillsSm && packs > buf.capacity ? buf.capacity : packs;
-    State state = copy_and_reduce_row<Op, N, kFillsSm, Io>(row_io, buf, packs, held, phase, row_cols);
+    if constexpr (kBulk) __syncthreads();  // the barriers are set up and the buffer's last row is mapped
+    State state = copy_and_reduce_row<Op, N, kFillsSm, kBulk, Io>(row_io, buf, packs, held, phase, row_cols, bars,
+                                                                  static_cast<unsigned>(parity));
     state = block_allreduce(state, CombineOf<Op>{}, Op::identity(), slots[parity]);
     const auto fin = Op::finalize(state);
     if constexpr (kFillsSm) map_streamed_packs<Op, N, kSmemBatch>(row_io, fin, held, packs, phase, row_cols);
