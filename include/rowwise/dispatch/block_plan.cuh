@@ -173,14 +173,14 @@ inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* pla
 
 // Softmax and log_softmax rows that block_smem streams in part have their held packs copied by bulk
 // copies (one instruction of one thread a group, through the tensor memory accelerator) where memory
-// outpaces the SMs: the threads' own copies (cp.async, ~14 a thread) filled the queues that the
+// outpaces the SMs: the threads' own copies (cp.async, ~14 a thread) likely filled the queues that the
 // streamed part's loads then waited behind. H200, same build, block_smem forced, 256 MiB / 1 GiB: bf16
 // softmax of 131072 / 147456 columns 74.9 / 71.5 -> 81.4 / 76.1 % (1 GiB 85.8 -> 90.7), log_softmax +3.4
 // to +5.9, fp32 softmax and log_softmax of 65536 / 73728 +1.0 to +1.4 at 256 MiB (within 0.5 at 1 GiB);
 // rows just past the buffer (bf16 118784) -0.4 to -0.8. Not taken: rows that fit (fp32 32768 columns
-// 92.7 -> 86.8 %, bf16 65536 87.2 -> 75.3: a bulk copy keeps fewer bytes in flight than the block's
-// threads), absmax_scale (-0.6 to +0.7), the gradients (bf16 65536: log_softmax_backward -1.9 / -3.3,
-// softmax_backward +3.8 / +1.8; docs/perf.md "Bulk copies for streamed block_smem rows").
+// 92.7 -> 86.8 %, bf16 65536 87.2 -> 75.3; a group's run over 8 or 32 bulk copies lost more), absmax_scale
+// (-0.6 to +0.7), the gradients (bf16 65536: log_softmax_backward -1.9 / -3.3, softmax_backward +3.8 /
+// +1.8; docs/perf.md "Bulk copies for streamed block_smem rows").
 inline bool block_smem_bulk_copies(const RowShape& shape, const DeviceInfo& dev) {
   return shape.inputs == 1 && shape.exp_per_element && dev.cc_major >= 9 && memory_outpaces_sms(dev);
 }
