@@ -812,8 +812,8 @@ TEST(Dispatch, StreamedGradientRowsOverClustersWhereMemoryOutpacesTheSms) {
 }
 
 // Softmax and log_softmax rows that block_smem streams in part take bulk copies for the packs it holds,
-// where memory outpaces the SMs; rows that fit, abs-max and gradient rows, the H100 and devices without
-// bulk copies take the threads' own copies.
+// where memory outpaces the SMs; rows that fit, doubles, abs-max and gradient rows, the H100 and devices
+// without bulk copies take the threads' own copies.
 TEST(Dispatch, StreamedSoftmaxRowsTakeBulkCopiesWhereMemoryOutpacesTheSms) {
   const auto softmax_row = [](int64_t cols, int elem_bytes) {
     RowShape s = aligned_shape(cols, elem_bytes, 16 / elem_bytes);
@@ -828,6 +828,9 @@ TEST(Dispatch, StreamedSoftmaxRowsTakeBulkCopiesWhereMemoryOutpacesTheSms) {
   EXPECT_TRUE(choose(softmax_row(131072, 2)).bulk_copies);  // bf16, 256 KB
   EXPECT_TRUE(choose(softmax_row(77140, 4), Strategy::kBlockSmem).bulk_copies);
   EXPECT_FALSE(choose(softmax_row(32768, 4)).bulk_copies);  // one block an SM, the whole row held
+  const Plan doubles = choose(softmax_row(36001, 8));
+  EXPECT_EQ(doubles.strategy, Strategy::kBlockSmem);
+  EXPECT_FALSE(doubles.bulk_copies);  // not measured
   EXPECT_FALSE(choose(aligned_shape(65536, 4, 4)).bulk_copies);  // abs-max: no exp an element
   EXPECT_FALSE(choose(softmax_row(65536, 4), Strategy::kAuto, kH100).bulk_copies);
   EXPECT_FALSE(choose(softmax_row(55296, 4), Strategy::kAuto, kAmpere).bulk_copies);

@@ -180,9 +180,10 @@ inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* pla
 // rows just past the buffer (bf16 118784) -0.4 to -0.8. Not taken: rows that fit (fp32 32768 columns
 // 92.7 -> 86.8 %, bf16 65536 87.2 -> 75.3; a group's run over 8 or 32 bulk copies lost more), absmax_scale
 // (-0.6 to +0.7), the gradients (bf16 65536: log_softmax_backward -1.9 / -3.3, softmax_backward +3.8 /
-// +1.8; docs/perf.md "Bulk copies for streamed block_smem rows").
+// +1.8; docs/perf.md "Bulk copies for streamed block_smem rows"); doubles were not measured.
 inline bool block_smem_bulk_copies(const RowShape& shape, const DeviceInfo& dev) {
-  return shape.inputs == 1 && shape.exp_per_element && dev.cc_major >= 9 && memory_outpaces_sms(dev);
+  return shape.inputs == 1 && shape.exp_per_element && shape.value_bytes <= 4 && dev.cc_major >= 9 &&
+         memory_outpaces_sms(dev);
 }
 
 // block_smem rows: the whole row while it fits, else what fits (the rest streamed twice:

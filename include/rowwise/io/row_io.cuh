@@ -22,11 +22,11 @@
 //                                                           load_packed into shared memory without
 //                                                           registers (cp.async), operand i of the
 //                                                           pack at shared + i * plane_bytes
-//   template <int N> static constexpr bool kBulkCopy          whether copy_bulk exists for packs of N
-//   void copy_bulk(void* shared, int64_t plane_bytes, int64_t col, unsigned bytes, uint64_t* bar)
-//                                                           `bytes` of each operand from element col
-//                                                           on into its plane, one bulk copy each,
-//                                                           landing on `bar` (bulk_copy.cuh)
+//   template <int N> static constexpr bool kBulkCopy          whether copy_bulk serves packs of N
+//   void copy_bulk(void* shared, int64_t col, unsigned bytes, uint64_t* bar)
+//                                                           single-operand rows: `bytes` of the input
+//                                                           from element col on, one bulk copy landing
+//                                                           on `bar` (bulk_copy.cuh)
 // Single-operand rows may also give the stored values (ops that reduce them as stored, row_common.cuh):
 //   using Stored; template <int N> static Pack<Stored, N> stored(const Packed<N>&)
 // Rows staged whole through shared memory (strategy `tile`, contiguous rows) also need, where
@@ -104,7 +104,7 @@ template <class T, class U = T, OutPacks P = OutPacks::kShared> struct PointerIo
       rowwise::copy_async<N * sizeof(T)>(shared, x + col);
     }
     template <int N> static constexpr bool kBulkCopy = kAsyncCopy<N> && N * sizeof(T) == 16;
-    __device__ void copy_bulk(void* shared, int64_t /*plane_bytes*/, int64_t col, unsigned bytes, uint64_t* bar) const {
+    __device__ void copy_bulk(void* shared, int64_t col, unsigned bytes, uint64_t* bar) const {
       bulk_copy(shared, x + col, bytes, bar);
     }
     template <int N> __device__ int phase() const {
@@ -237,11 +237,6 @@ template <class T, OutPacks P = OutPacks::kShared> struct GradPointerIo {
     template <int N> __device__ void copy_async(void* shared, int64_t plane_bytes, int64_t col) const {
       Half{y, nullptr, nullptr}.template copy_async<N>(shared, 0, col);
       Half{dy, nullptr, nullptr}.template copy_async<N>(static_cast<unsigned char*>(shared) + plane_bytes, 0, col);
-    }
-    template <int N> static constexpr bool kBulkCopy = Half::template kBulkCopy<N>;
-    __device__ void copy_bulk(void* shared, int64_t plane_bytes, int64_t col, unsigned bytes, uint64_t* bar) const {
-      bulk_copy(shared, y + col, bytes, bar);
-      bulk_copy(static_cast<unsigned char*>(shared) + plane_bytes, dy + col, bytes, bar);
     }
   };
   __device__ Row row(int64_t r) const {

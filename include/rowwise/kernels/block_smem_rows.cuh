@@ -83,9 +83,9 @@ __device__ inline void copy_in_groups(const typename Io::Row& io, const PlanarPa
   }
 }
 
-// Thread 0 starts copying the held whole packs, a bulk copy a group and operand, each group landing on
-// its barrier (bars[g], whose phase `parity` this row takes). The partial first and last packs are
-// copy_edge_packs'. Every thread must be done with the buffer's previous row.
+// Thread 0 starts copying the held whole packs of a row of one operand, a bulk copy a group, each group
+// landing on its barrier (bars[g]). The partial first and last packs are copy_edge_packs'. Every thread
+// must be done with the buffer's previous row.
 template <int N, class Io>
 __device__ inline void bulk_copy_groups(const typename Io::Row& io, const PlanarPacks<Io, N>& buf,
                                         const CopyGroups& groups, uint64_t* bars, int held, int phase, int cols) {
@@ -99,8 +99,8 @@ __device__ inline void bulk_copy_groups(const typename Io::Row& io, const Planar
     const int begin = max(whole_begin, groups.begin(g) * static_cast<int>(blockDim.x));
     const int end = min(whole_end, groups.begin(g + 1) * static_cast<int>(blockDim.x));
     const unsigned bytes = end > begin ? static_cast<unsigned>((end - begin) * kBytes) : 0u;
-    mbarrier_arrive_expect_bytes(&bars[g], bytes * Io::kInputs);
-    if (bytes > 0) io.copy_bulk(buf.base + begin, int64_t{buf.capacity} * kBytes, int64_t{begin} * N - phase, bytes, &bars[g]);
+    mbarrier_arrive_expect_bytes(&bars[g], bytes);
+    if (bytes > 0) io.copy_bulk(buf.base + begin, int64_t{begin} * N - phase, bytes, &bars[g]);
   }
 }
 
@@ -189,15 +189,16 @@ __device__ inline typename Op::State copy_and_reduce_row(const typename Io::Row&
 // kernel without either (fewer registers: two or three blocks an SM). One block an SM may take all
 // the registers its threads allow; left to itself, ptxas held 16-bit kernels of narrow packs to 32
 // and spilled (the 0 leaves the other kernel's bound as it was).
-// kBulk (kFillsSm, sm_90, 16-byte packs): thread 0 copies the held whole packs by bulk copies, a group
-// each, and the block waits on the groups' barriers.
+// kBulk (kFillsSm, one operand, sm_90, 16-byte packs): thread 0 copies the held whole packs by bulk
+// copies, a group each, and the block waits on the groups' barriers.
 template <class Op, int N, bool kFillsSm, class Io, bool kBulk = false>
 __global__ void __launch_bounds__(block_max_threads(kSmemBatch * kPackStoredBytes<N, Io>), kFillsSm ? 1 : 0)
     block_smem_rows_kernel(Io io, int64_t rows, int64_t cols) {
-  static_assert(!kBulk || (kFillsSm && Io::Row::template kBulkCopy<N>), "bulk copies: one block an SM, 16-byte packs");
   wait_for_prior_grid();
   __shared__ uint64_t bars[kBulk ? kSmemCopyGroups : 1];
   if constexpr (kBulk) {
+    static_assert(kFillsSm && Io::kInputs == 1 && Io::Row::template kBulkCopy<N>,
+                  "bulk copies: one block an SM, one operand, 16-byte packs");
     if (threadIdx.x == 0) {
       for (int g = 0; g < kSmemCopyGroups; ++g) mbarrier_init(&bars[g], 1);
       fence_proxy_async_shared();
