@@ -404,11 +404,10 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, c
       if (plan.fills_sm) {
         // Bulk copies for the rows dispatch gives them (block_smem_bulk_copies): softmax and log_softmax
         // of fp32 and 16-bit rows.
-        if constexpr (Io::kInputs == 1 && kOpExpPerElement<Op> && sizeof(typename Op::Acc) == 4) {
-          if constexpr (Io::Row::template kBulkCopy<N>) {
-            if (plan.bulk_copies)
-              return launch_row_blocks(block_smem_rows_kernel<Op, N, true, Io, true>, io, shape, plan, stream);
-          }
+        if constexpr (Io::kInputs == 1 && kOpExpPerElement<Op> && sizeof(typename Op::Acc) == 4 &&
+                      kRowBulkCopy<typename Io::Row, N>) {
+          if (plan.bulk_copies)
+            return launch_row_blocks(block_smem_rows_kernel<Op, N, true, Io, true>, io, shape, plan, stream);
         }
         return launch_row_blocks(block_smem_rows_kernel<Op, N, true, Io>, io, shape, plan, stream);
       }

@@ -22,11 +22,12 @@
 //                                                           load_packed into shared memory without
 //                                                           registers (cp.async), operand i of the
 //                                                           pack at shared + i * plane_bytes
+// and, optionally (none: no bulk copies, kernels/row_common.cuh kRowBulkCopy), single-operand rows:
 //   template <int N> static constexpr bool kBulkCopy          whether copy_bulk serves packs of N
 //   void copy_bulk(void* shared, int64_t col, unsigned bytes, uint64_t* bar)
-//                                                           single-operand rows: `bytes` of the input
-//                                                           from element col on, one bulk copy landing
-//                                                           on `bar` (bulk_copy.cuh)
+//                                                           `bytes` of the input from element col on,
+//                                                           one bulk copy landing on `bar`
+//                                                           (bulk_copy.cuh)
 // Single-operand rows may also give the stored values (ops that reduce them as stored, row_common.cuh):
 //   using Stored; template <int N> static Pack<Stored, N> stored(const Packed<N>&)
 // Rows staged whole through shared memory (strategy `tile`, contiguous rows) also need, where
@@ -293,7 +294,6 @@ template <class In, class Load, class Store> struct FunctorIo {
     template <int N> __device__ static void launder(Packed<N>&) {}
     template <int N> __device__ static void unpack_again(const Packed<N>& p, In* v) { unpack<N>(p, v); }
     template <int N> static constexpr bool kAsyncCopy = false;  // loads are the user's code
-    template <int N> static constexpr bool kBulkCopy = false;
     static constexpr bool kStaged = false;                        // and so are the addresses
     template <int N> __device__ int phase() const { return 0; }
     __device__ Row opaque() const { return *this; }

@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(block_max_threads(kSmemBatch * kPackStoredByte
   wait_for_prior_grid();
   __shared__ uint64_t bars[kBulk ? kSmemCopyGroups : 1];
   if constexpr (kBulk) {
-    static_assert(kFillsSm && Io::kInputs == 1 && Io::Row::template kBulkCopy<N>,
+    static_assert(kFillsSm && Io::kInputs == 1 && kRowBulkCopy<typename Io::Row, N>,
                   "bulk copies: one block an SM, one operand, 16-byte packs");
     if (threadIdx.x == 0) {
       for (int g = 0; g < kSmemCopyGroups; ++g) mbarrier_init(&bars[g], 1);

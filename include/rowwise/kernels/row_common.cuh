@@ -39,6 +39,12 @@ template <class RowIo>
 inline constexpr bool kNarrowsOutput<RowIo, std::void_t<typename RowIo::Out, typename RowIo::Stored>> =
     sizeof(typename RowIo::Out) < sizeof(typename RowIo::Stored);
 
+// Whether rows take bulk copies of packs of N (RowIo::kBulkCopy<N>: optional, false where absent).
+template <class RowIo, int N, class = void> inline constexpr bool kRowBulkCopy = false;
+template <class RowIo, int N>
+inline constexpr bool kRowBulkCopy<RowIo, N, std::void_t<decltype(RowIo::template kBulkCopy<N>)>> =
+    RowIo::template kBulkCopy<N>;
+
 // Packs in a row of `cols` elements starting at lane `phase` of its first pack.
 template <class I> __host__ __device__ inline I packs_in_row(I cols, int phase, int n) {
   return (cols + phase + n - 1) / n;
