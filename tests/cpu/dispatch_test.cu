@@ -859,7 +859,8 @@ TEST(Dispatch, ManyRowsUpTo1MBOverClusters) {
   EXPECT_EQ(mb.cluster_size, 16);
   EXPECT_EQ(mb.threads, 512);
   EXPECT_EQ(choose(aligned_shape(524288, 2, 8)).strategy, Strategy::kCluster);
-  EXPECT_EQ(choose(ragged_shape(200003, 4, 4)).strategy, Strategy::kCluster);  // 800 KB
+  // 800 KB; ragged rows of one operand take shared-memory slices on the H200 (next test)
+  EXPECT_EQ(choose(ragged_shape(200003, 4, 4), Strategy::kAuto, kH100).strategy, Strategy::kCluster);
   EXPECT_EQ(choose(aligned_shape(262148, 4, 4)).strategy, Strategy::kSplit);   // past 1 MB
   EXPECT_EQ(choose(aligned_shape(65536, 8, 2)).strategy, Strategy::kSplit);    // doubles: not measured
   EXPECT_EQ(choose(aligned_shape(131072, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
@@ -893,9 +894,44 @@ TEST(Dispatch, ClusterRowsOf16BitGradientsWithPartialPacksTakeTheEdge) {
   const Plan fp32_plan = choose(fp32);
   EXPECT_EQ(fp32_plan.strategy, Strategy::kCluster);
   EXPECT_FALSE(fp32_plan.edge);
-  const Plan forward = choose(ragged_shape(200003, 2, 8));
+  const Plan forward = choose(ragged_shape(200003, 2, 8), Strategy::kAuto, kH100);
   EXPECT_EQ(forward.strategy, Strategy::kCluster);
   EXPECT_FALSE(forward.edge);
+}
+
+// Many ragged rows of one operand of 384 KB to 1 MB hold their cluster slices in shared memory where
+// memory outpaces the SMs, in the smallest cluster whose slices leave two CTAs an SM; shorter rows, int8
+// / fp8 outputs, rows of whole packs, gradients, doubles and the H100 keep register slices.
+TEST(Dispatch, ManyRaggedRowsOfOneOperandTakeClusterSlicesInSharedMemory) {
+  const Plan fp32 = choose(ragged_shape(200003, 4, 4));  // 800 KB: 8 slices of 100 KB
+  EXPECT_EQ(fp32.strategy, Strategy::kClusterSmem);
+  EXPECT_EQ(fp32.cluster_size, 8);
+  EXPECT_EQ(fp32.threads, 512);
+  EXPECT_EQ(fp32.smem_bytes, (50001 + 7) / 8 * 16);
+  const Plan bf16 = choose(ragged_shape(200003, 2, 8));  // 400 KB: 4 slices of 100 KB
+  EXPECT_EQ(bf16.strategy, Strategy::kClusterSmem);
+  EXPECT_EQ(bf16.cluster_size, 4);
+  EXPECT_EQ(choose(ragged_shape(100003, 4, 4)).cluster_size, 4);
+  EXPECT_EQ(choose(ragged_shape(262139, 4, 4)).cluster_size, 16);  // 1 MB: slices of 64 KB
+  EXPECT_EQ(choose(ragged_shape(262143, 4, 4)).strategy, Strategy::kSplit);  // past 1 MB
+  EXPECT_EQ(choose(ragged_shape(131073, 2, 8)).strategy, Strategy::kBlockSmem);  // block_smem streams a little
+  EXPECT_EQ(choose(ragged_shape(98297, 4, 4)).strategy, Strategy::kCluster);       // below 384 KB
+  EXPECT_EQ(choose(ragged_shape(98301, 4, 4)).strategy, Strategy::kClusterSmem);  // 384 KB
+  RowShape int8_out = ragged_shape(200003, 4, 4);
+  int8_out.narrows_output = true;
+  EXPECT_EQ(choose(int8_out).strategy, Strategy::kCluster);
+  EXPECT_EQ(choose(aligned_shape(131072, 4, 4)).strategy, Strategy::kCluster);
+  EXPECT_EQ(choose(ragged_shape(50003, 8, 2)).strategy, Strategy::kSplit);  // doubles: not measured
+  EXPECT_EQ(choose(ragged_shape(200003, 4, 4), Strategy::kAuto, kH100).strategy, Strategy::kCluster);
+  RowShape gradient = ragged_shape(100003, 2, 8);
+  gradient.value_bytes = 4;
+  gradient.inputs = 2;
+  EXPECT_EQ(choose(gradient).strategy, Strategy::kCluster);
+  // Forced: rows the smallest cluster's slices hold, not below compute capability 9.
+  EXPECT_EQ(choose(aligned_shape(1000, 4, 4), Strategy::kClusterSmem).cluster_size, 2);
+  Plan plan;
+  EXPECT_FALSE(choose_plan(ragged_shape(200003, 4, 4), kAmpere, Strategy::kClusterSmem, &plan));
+  EXPECT_FALSE(choose_plan(aligned_shape(524288, 4, 4), kHopper, Strategy::kClusterSmem, &plan));  // 2 MB
 }
 
 // Many 16-bit gradient rows of whole packs holding more than 512 KB on chip take a grid of the clusters

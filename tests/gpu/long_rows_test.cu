@@ -1,6 +1,7 @@
-// Rows longer than one CTA holds (the cluster, split and two_launch strategies, and block_smem's rows
-// longer than its buffer, the rest streamed) and whole-tensor softmax: 36001 to 2.5M columns in 1-8
-// rows, every op family and dtype, forced and through dispatch; 160 rows of ~400 KB through dispatch;
+// Rows longer than one CTA holds (the cluster, cluster_smem, split and two_launch strategies, and
+// block_smem's rows longer than its buffer, the rest streamed) and whole-tensor softmax: 36001 to 2.5M
+// columns in 1-8 rows, every op family and dtype, forced and through dispatch; 160 rows of ~400 KB
+// through dispatch;
 // bf16 gradient rows of 512 KB, twice as many as SMs (clusters that loop over rows);
 // tensor_softmax and tensor_log_softmax on odd n with both workspace kinds, including sizes past what
 // the GPU holds, and one row of more than 2^31 elements.
@@ -88,15 +89,15 @@ INSTANTIATE_TEST_SUITE_P(
     LongStrategies, LongRows,
     ::testing::Combine(::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
                        ::testing::Values(Strategy::kAuto, Strategy::kSplit, Strategy::kTwoLaunch, Strategy::kCluster,
-                                         Strategy::kBlockSmem)),
+                                         Strategy::kClusterSmem, Strategy::kBlockSmem)),
     [](const ::testing::TestParamInfo<Param>& info) {
       return std::string(dtype_name(std::get<0>(info.param))) + "_" + rowwise::strategy_name(std::get<1>(info.param));
     });
 
 // More rows than an H100 or H200 has SMs, each longer than block_smem takes (~400 KB of one operand
 // on chip; gradients of ~400 and ~800 KB): through dispatch, clusters for fp32 and 16-bit rows up to
-// 1 MB (more rows than the GPU holds clusters at once), split for doubles. Contiguous and
-// misaligned-strided in-place rows.
+// 1 MB (more rows than the GPU holds clusters at once; the ragged one-operand rows' slices in shared
+// memory on an H200), split for doubles. Contiguous and misaligned-strided in-place rows.
 class ManyLongRows : public ::testing::TestWithParam<Dtype> {};
 
 TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {

@@ -1,4 +1,4 @@
-// Plans of rows one block or one cluster holds (block, cluster: registers; block_smem: shared memory)
+// Plans of rows one block or one cluster holds (block, cluster: registers; block_smem, cluster_smem: shared memory)
 // or streams (two_pass): packs a thread, block size, cluster size, shared memory.
 #pragma once
 #include <algorithm>
@@ -7,6 +7,7 @@
 
 #include "../kernels/block_rows.cuh"
 #include "../kernels/block_smem_rows.cuh"
+#include "../kernels/cluster_smem_rows.cuh"
 #include "../kernels/two_pass_rows.cuh"
 #include "plan.cuh"
 
@@ -166,6 +167,26 @@ inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* pla
     plan->cluster_size = c;
     plan->edge = cluster_rows_take_edge(shape);
     plan->clusters_loop = clusters_loop_over_rows(shape, dev);
+    return true;
+  }
+  return false;
+}
+
+// cluster_smem rows: the smallest cluster (2-16 CTAs, a power of two) whose slices leave
+// kClusterSmemCtasPerSm CTAs an SM. H200, 256 MiB, softmax of 200003 columns, % of copy at slices of
+// 200 / 100 / 50 KB: fp32 74.6 / 80.0 / 74.1, bf16 (100 / 50 / 25 KB) 78.8 / 71.2 / 53.9; clusters of 6,
+// 10 or 12 CTAs were not better overall (docs/perf.md "Cluster slices in shared memory").
+inline constexpr int kClusterSmemCtasPerSm = 2;
+inline bool plan_cluster_smem(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
+  if (dev.cc_major < 9) return false;
+  const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
+  const int64_t fits = smem_per_block(dev, kClusterSmemCtasPerSm, kStaticSmemReserve);
+  for (int c = 2; c <= kMaxClusterSize; c *= 2) {
+    const int64_t slice = (shape.max_packs + c - 1) / c * pack_bytes;
+    if (slice > fits) continue;
+    plan->cluster_size = c;
+    plan->threads = kClusterSmemThreads;
+    plan->smem_bytes = slice;
     return true;
   }
   return false;

@@ -13,6 +13,7 @@
 #include "../kernels/block_rows.cuh"
 #include "../kernels/block_smem_rows.cuh"
 #include "../kernels/cluster_rows.cuh"
+#include "../kernels/cluster_smem_rows.cuh"
 #include "../kernels/split_rows.cuh"
 #include "../kernels/tile_rows.cuh"
 #include "../kernels/two_launch_rows.cuh"
@@ -292,18 +293,51 @@ cudaError_t launch_split_or_two_launch(const Io& io, const RowShape& shape, cons
   return launch_two_launch<Op, N>(io, shape, fallback, stream, workspace);
 }
 
-// One cluster of plan.cluster_size CTAs per row. A device that cannot co-schedule such a cluster (too
-// few free SMs per GPC, a non-portable size refused), or a kernel built from code older than sm_90 (a
-// build without sm_90, its sm_80 PTX compiled for this GPU: the kernel's body is its trap), falls back
-// to the split strategy.
+// How many clusters of plan.cluster_size CTAs of `kernel` (plan.threads threads and `smem_bytes` of
+// dynamic shared memory each) the device holds at once; 0 where it cannot co-schedule one (too few free
+// SMs per GPC, a non-portable size refused) or the kernel was built from code older than sm_90 (a build
+// without sm_90, its sm_80 PTX compiled for this GPU: the kernel's body is its trap). Asked once per
+// context, kernel and launch shape: the query costs microseconds, as much as a decode-sized launch; the
+// context holds the non-portable size allowed, which a cudaDeviceReset forgets.
 // Clusters are scheduled load-balancing (the hardware may put several of a cluster's CTAs on one SM),
 // not spread (each on an SM of its own): spread, an H200 held 28 clusters of 16 CTAs of 256 threads
 // at once, 448 of its 528 CTA slots, and a GPC of fewer than 16 free SMs none; load-balancing, 30
-// (docs/perf.md "Clusters scheduled load-balancing"). kEdge: the plan's `edge`. Where the plan's clusters
-// loop over rows (Plan::clusters_loop), the grid is the clusters the device holds at once.
-template <class Op, int N, int K, bool kEdge, class Io>
-cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream, void* workspace) {
-  auto kernel = cluster_rows_kernel<Op, N, K, kEdge, Io>;
+// (docs/perf.md "Clusters scheduled load-balancing").
+template <class Kernel>
+int clusters_held_at_once(Kernel kernel, const Plan& plan, int64_t smem_bytes, LaunchConfig& query) {
+  static std::mutex mutex;
+  static std::map<std::tuple<unsigned long long, const void*, int, int, int64_t>, int> held_clusters;
+  const unsigned long long context = current_context_id();
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key =
+      std::make_tuple(context, reinterpret_cast<const void*>(kernel), plan.cluster_size, plan.threads, smem_bytes);
+  if (auto it = held_clusters.find(key); it != held_clusters.end()) return it->second;
+  if (plan.cluster_size > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  cudaFuncAttributes built{};
+  int clusters = 0;
+  // Load-balancing where the driver takes it, else its default; a refusal is ours, not kept in the
+  // thread's last error.
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeClusterSchedulingPolicyPreference,
+                           cudaClusterSchedulingPolicyLoadBalancing) != cudaSuccess)
+    cudaGetLastError();
+  cudaError_t e = cudaFuncGetAttributes(&built, kernel);
+  if (e == cudaSuccess && built.ptxVersion >= 90) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, query.get());
+  const int held = e == cudaSuccess && built.ptxVersion >= 90 ? clusters : 0;
+  // A failed query is no answer (it may pass next time): cleared from the thread's last error (it is
+  // ours), not cached.
+  if (e != cudaSuccess) cudaGetLastError();
+  if (context != 0 && e == cudaSuccess) held_clusters.emplace(key, held);
+  return held;
+}
+
+// One cluster of plan.cluster_size CTAs of `kernel` per row (cluster_rows_kernel, cluster_smem_rows_kernel),
+// `smem_bytes` of dynamic shared memory each; where the device cannot co-schedule such a cluster
+// (clusters_held_at_once), the rows fall back to the split strategy. Where the plan's clusters loop over
+// rows (Plan::clusters_loop), the grid is the clusters the device holds at once.
+template <class Op, int N, class Kernel, class Io>
+cudaError_t launch_clusters(Kernel kernel, const Io& io, const RowShape& shape, const Plan& plan, int64_t smem_bytes,
+                            cudaStream_t stream, void* workspace) {
+  if (cudaError_t e = allow_dynamic_smem(kernel, smem_bytes); e != cudaSuccess) return e;
   cudaLaunchAttribute dimension = {};
   dimension.id = cudaLaunchAttributeClusterDimension;
   dimension.val.clusterDim.x = plan.cluster_size;
@@ -313,39 +347,10 @@ cudaError_t launch_cluster(const Io& io, const RowShape& shape, const Plan& plan
   const int64_t grid_clusters =
       std::min<int64_t>(shape.rows, cta_cap_in_groups(plan, plan.cluster_size) / plan.cluster_size);
   const auto grid = static_cast<unsigned>(grid_clusters * plan.cluster_size);
-  LaunchConfig config(grid, plan.threads, 0, stream, plan.programmatic_launch, &dimension);
-  // How many such clusters the device holds at once (0: it cannot co-schedule one): asked once per
-  // context and shape (the query costs microseconds, as much as a decode-sized launch; the context
-  // holds the non-portable size allowed, which a cudaDeviceReset forgets).
-  static std::mutex mutex;
-  static std::map<std::tuple<unsigned long long, int, int>, int> held_clusters;
-  const unsigned long long context = current_context_id();
-  int held = 0;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    const auto key = std::make_tuple(context, plan.cluster_size, plan.threads);
-    if (auto it = held_clusters.find(key); it != held_clusters.end()) {
-      held = it->second;
-    } else {
-      if (plan.cluster_size > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-      cudaFuncAttributes built{};
-      int clusters = 0;
-      // Load-balancing where the driver takes it, else its default; a refusal is ours, not kept in the
-      // thread's last error.
-      if (cudaFuncSetAttribute(kernel, cudaFuncAttributeClusterSchedulingPolicyPreference,
-                               cudaClusterSchedulingPolicyLoadBalancing) != cudaSuccess)
-        cudaGetLastError();
-      cudaError_t e = cudaFuncGetAttributes(&built, kernel);
-      // Asked without programmatic launch, which changes nothing it counts.
-      LaunchConfig query(grid, plan.threads, 0, stream, false, &dimension);
-      if (e == cudaSuccess && built.ptxVersion >= 90) e = cudaOccupancyMaxActiveClusters(&clusters, kernel, query.get());
-      held = e == cudaSuccess && built.ptxVersion >= 90 ? clusters : 0;
-      // A failed query is no answer (it may pass next time): cleared from the thread's last error (it
-      // is ours), not cached.
-      if (e != cudaSuccess) cudaGetLastError();
-      if (context != 0 && e == cudaSuccess) held_clusters.emplace(key, held);
-    }
-  }
+  LaunchConfig config(grid, plan.threads, smem_bytes, stream, plan.programmatic_launch, &dimension);
+  // Asked without programmatic launch, which changes nothing it counts.
+  LaunchConfig query(grid, plan.threads, smem_bytes, stream, false, &dimension);
+  const int held = clusters_held_at_once(kernel, plan, smem_bytes, query);
   if (held <= 0) {
     Plan fallback;
     if (cudaError_t f = fallback_plan(Strategy::kSplit, shape, plan, &fallback); f != cudaSuccess) return f;
@@ -367,9 +372,12 @@ cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, 
         if (plan.strategy == Strategy::kCluster) {
           // Only gradient ops' 16-bit rows in 16-byte packs plan the edge (cluster_rows_take_edge).
           if constexpr (kOpTakesEdgeInBlockRows<Op> && kBlockEdgePacks<N, Io>) {
-            if (plan.edge) return launch_cluster<Op, N, k, true>(io, shape, plan, stream, workspace);
+            if (plan.edge)
+              return launch_clusters<Op, N>(cluster_rows_kernel<Op, N, k, true, Io>, io, shape, plan, 0, stream,
+                                            workspace);
           }
-          return launch_cluster<Op, N, k, false>(io, shape, plan, stream, workspace);
+          return launch_clusters<Op, N>(cluster_rows_kernel<Op, N, k, false, Io>, io, shape, plan, 0, stream,
+                                        workspace);
         }
       }
       if constexpr (k != kNarrowBlockPacks || sizeof(typename Op::Acc) <= 4) {
@@ -390,6 +398,22 @@ cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, 
   }
 }
 
+// cluster_smem rows where their kernel is built (kClusterSmemKernel: one operand of 16-byte packs with
+// async copies, float math); other rows, forced there, take register clusters (or are refused where
+// those hold no such row: past 1 MB on chip).
+template <class Op, int N, class Io>
+cudaError_t launch_cluster_smem(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
+                                void* workspace) {
+  if constexpr (kClusterSmemKernel<Op, N, Io>) {
+    return launch_clusters<Op, N>(cluster_smem_rows_kernel<Op, N, Io>, io, shape, plan, plan.smem_bytes, stream,
+                                  workspace);
+  } else {
+    Plan fallback;
+    if (cudaError_t f = fallback_plan(Strategy::kCluster, shape, plan, &fallback); f != cudaSuccess) return f;
+    return launch_block<Op, N, 0>(io, shape, fallback, stream, workspace);
+  }
+}
+
 // `workspace`: for the split and two_launch strategies (see launch_split); null lets them allocate their own.
 template <class Op, int N, class Io>
 cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
@@ -400,6 +424,8 @@ cudaError_t launch_plan(const Io& io, const RowShape& shape, const Plan& plan, c
     case Strategy::kBlock:
     case Strategy::kCluster:
       return launch_block<Op, N, 0>(io, shape, plan, stream, workspace);
+    case Strategy::kClusterSmem:
+      return launch_cluster_smem<Op, N>(io, shape, plan, stream, workspace);
     case Strategy::kBlockSmem:
       if (plan.fills_sm) {
         // Bulk copies for the rows dispatch gives them (block_smem_bulk_copies): softmax and log_softmax

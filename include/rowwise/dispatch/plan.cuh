@@ -12,7 +12,7 @@ namespace rowwise {
 
 // Where a row lives while it is reduced and mapped (one kernel file each in kernels/); kAuto: dispatch's
 // choice (choose_plan in strategy.cuh).
-enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kSplit, kTwoLaunch, kTwoPass, kTile };
+enum class Strategy { kAuto, kWarp, kBlock, kCluster, kClusterSmem, kBlockSmem, kSplit, kTwoLaunch, kTwoPass, kTile };
 
 // Whether a strategy's kernels wait for the grid before them (primitives/grid_dependence.cuh), so that
 // they may launch programmatically (Options::programmatic_launch): the long-row strategies, whose decode
@@ -21,14 +21,15 @@ enum class Strategy { kAuto, kWarp, kBlock, kCluster, kBlockSmem, kSplit, kTwoLa
 // columns (block rows of 32 threads) from 93-96 to 73 % of copy (H200, 256 MiB; docs/perf.md
 // "Programmatic launches").
 inline bool waits_for_prior_grid(Strategy s) {
-  return s == Strategy::kCluster || s == Strategy::kBlockSmem || s == Strategy::kSplit || s == Strategy::kTwoLaunch ||
-         s == Strategy::kTwoPass;
+  return s == Strategy::kCluster || s == Strategy::kClusterSmem || s == Strategy::kBlockSmem || s == Strategy::kSplit ||
+         s == Strategy::kTwoLaunch || s == Strategy::kTwoPass;
 }
 
 // Every value, for what walks them all (argument parsing, test sweeps).
-inline constexpr Strategy kStrategies[] = {Strategy::kAuto,  Strategy::kWarp,      Strategy::kBlock,
-                                           Strategy::kCluster, Strategy::kBlockSmem, Strategy::kSplit,
-                                           Strategy::kTwoLaunch, Strategy::kTwoPass, Strategy::kTile};
+inline constexpr Strategy kStrategies[] = {Strategy::kAuto,      Strategy::kWarp,        Strategy::kBlock,
+                                           Strategy::kCluster,   Strategy::kClusterSmem, Strategy::kBlockSmem,
+                                           Strategy::kSplit,     Strategy::kTwoLaunch,   Strategy::kTwoPass,
+                                           Strategy::kTile};
 
 // The name the benchmark, tests and docs use.
 inline const char* strategy_name(Strategy s) {
@@ -37,6 +38,7 @@ inline const char* strategy_name(Strategy s) {
     case Strategy::kWarp: return "warp";
     case Strategy::kBlock: return "block";
     case Strategy::kCluster: return "cluster";
+    case Strategy::kClusterSmem: return "cluster_smem";
     case Strategy::kBlockSmem: return "block_smem";
     case Strategy::kSplit: return "split";
     case Strategy::kTwoLaunch: return "two_launch";
@@ -84,7 +86,7 @@ struct Plan {
   bool edge = false;        // warp, block, cluster: lanes / first threads take the row's edge, whole packs only
   bool fills_sm = false;    // block_smem: one block an SM (its copies in groups; a longer row streamed)
   bool bulk_copies = false; // block_smem, fills_sm: the held packs copied by bulk copies (sm_90)
-  int cluster_size = 0;     // cluster: CTAs per row
+  int cluster_size = 0;     // cluster, cluster_smem: CTAs per row
   bool clusters_loop = false;  // cluster: a grid of the clusters held at once, each looping over rows
   int rows_per_tile = 0;    // tile: rows a block stages at once
   int pair_split = 0;       // tile, rows a pair of threads each (width 2): where the odd lane's part starts

@@ -27,6 +27,7 @@ enum RuleNeeds : unsigned {
   kSmsKeepUp = 8,        // a device whose SMs keep up with its memory (not memory_outpaces_sms: the H100)
   kOutOffInput = 16,     // an output not like the last input (not RowShape::out_like_last_input)
   kStreamedGradient = 32,  // a gradient row block_smem would stream much of (streamed_gradient_row)
+  kClusterSmemRow = 64,    // a row cluster_smem runs faster than register clusters (cluster_smem_row)
 };
 
 struct StrategyRule {
@@ -103,6 +104,22 @@ inline bool streamed_gradient_row(const RowShape& shape, const DeviceInfo& dev) 
          block_smem_streams_past(shape, dev, kGradientBlockSmemBufferShare);
 }
 
+// Many ragged rows of one operand from kClusterSmemMinRowBytes on chip go to clusters whose slices lie
+// in shared memory (cluster_smem), not registers, where memory outpaces the SMs: register slices load the
+// row's partial packs in line, ahead of the thread's other loads. H200, 256 MiB, % of copy, register
+// clusters -> cluster_smem (softmax / log_softmax / absmax_scale): fp32 of 100003 columns 77.9 / 78.6 /
+// 81.7 -> 81.0 / 81.3 / 83.3, of 150001 +1.5 to +2.5, of 200003 74.7 / 74.8 / 77.7 -> 80.0 / 80.6 / 81.4;
+// bf16 of 200003 68.9 / 71.6 / 79.2 -> 78.5 / 78.0 / 83.3, of 300007 +3.1 to +5.1, of 400009 +6.0 to +8.2
+// (1 GiB: +1.4 to +13.5); rows of 1 MB -1.3 to +2.7 (fp32 250001, bf16 500001). Not so for shorter rows
+// (313 KB, fp32 80001 / bf16 160001: -2.8 to +0.1), int8 outputs (-11.1 to +4.5), rows of whole packs
+// (fp32 131072 / 262144 -0.9 to -1.9 at their best cluster size) nor the gradients (-12 to -24: slices of
+// two operands); the H100 was not measured (docs/perf.md "Cluster slices in shared memory for ragged rows").
+inline constexpr int64_t kClusterSmemMinRowBytes = 384 * 1024;
+inline bool cluster_smem_row(const RowShape& shape, const DeviceInfo& dev) {
+  return shape.inputs == 1 && !shape.narrows_output && shape.row_value_bytes() >= kClusterSmemMinRowBytes &&
+         memory_outpaces_sms(dev);
+}
+
 inline constexpr StrategyRule kStrategyRules[] = {
     {Strategy::kTile, kUnbounded, false, 1, RowEnds::kRagged, kTileThreadRowCols, 4, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: contiguous ragged rows up to 64 columns staged in tiles (not doubles)"},
@@ -146,6 +163,9 @@ inline constexpr StrategyRule kStrategyRules[] = {
      "docs/perf.md#dispatch: many gradient rows block_smem would stream a quarter of, over clusters (H200)"},
     {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
+    {Strategy::kClusterSmem, kManyRowsClusterBytes, false, 1, RowEnds::kRagged, kUnbounded, 4, kAnyValue, 0,
+     kClusterSmemRow,
+     "docs/perf.md#dispatch: many ragged rows of one operand of 384 KB-1 MB, cluster slices in shared memory (H200)"},
     {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: many rows of up to 1 MB over clusters of 16 CTAs (not doubles)"},
     {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
@@ -162,6 +182,7 @@ inline bool plan_for(Strategy s, const RowShape& shape, const DeviceInfo& dev, P
     case Strategy::kWarp: return plan_warp(shape, dev, plan);
     case Strategy::kBlock: return plan_block(shape, dev, plan);
     case Strategy::kCluster: return plan_cluster(shape, dev, plan);
+    case Strategy::kClusterSmem: return plan_cluster_smem(shape, dev, plan);
     case Strategy::kBlockSmem: return plan_block_smem(shape, dev, plan);
     case Strategy::kSplit: return plan_split(shape, dev, plan);
     case Strategy::kTwoLaunch: return plan_two_launch(shape, dev, plan);
@@ -188,6 +209,7 @@ inline bool choose_plan(const RowShape& shape, const DeviceInfo& dev, Strategy f
     if ((rule.needs & kSmsKeepUp) && memory_outpaces_sms(dev)) continue;
     if ((rule.needs & kOutOffInput) && shape.out_like_last_input) continue;
     if ((rule.needs & kStreamedGradient) && !streamed_gradient_row(shape, dev)) continue;
+    if ((rule.needs & kClusterSmemRow) && !cluster_smem_row(shape, dev)) continue;
     if (shape.row_value_bytes() <= rule.max_row_value_bytes && plan_for(rule.strategy, shape, dev, plan)) return true;
   }
   return false;

@@ -91,12 +91,12 @@ __device__ inline void bulk_copy_groups(const typename Io::Row& io, const Planar
                                         const CopyGroups& groups, uint64_t* bars, int held, int phase, int cols) {
   if (threadIdx.x != 0) return;
   fence_proxy_async_shared();
-  const int whole_begin = phase == 0 ? 0 : 1;
-  const int whole_end = (held - 1) * N - phase + N <= cols ? held : held - 1;
+  const HeldPacks whole = held_packs<N, true>(cols, phase, held);  // the row's whole packs
+  const int whole_end = min(whole.end, held);
   constexpr int kBytes = PlanarPacks<Io, N>::kPartBytes;
 #pragma unroll
   for (int g = 0; g < kSmemCopyGroups; ++g) {
-    const int begin = max(whole_begin, groups.begin(g) * static_cast<int>(blockDim.x));
+    const int begin = max(whole.first, groups.begin(g) * static_cast<int>(blockDim.x));
     const int end = min(whole_end, groups.begin(g + 1) * static_cast<int>(blockDim.x));
     const unsigned bytes = end > begin ? static_cast<unsigned>((end - begin) * kBytes) : 0u;
     mbarrier_arrive_expect_bytes(&bars[g], bytes);

@@ -17,6 +17,26 @@ namespace rowwise {
 __device__ inline void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
 __device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 
+// The row's state from each CTA's (`mine`, the same in all its threads) over the cluster's `size` CTAs:
+// published in `cta_state`, gathered over distributed shared memory by one warp into `row_state`. Ends
+// arrived at the cluster barrier: call cluster_wait before `cta_state` is written again.
+template <class Op>
+__device__ inline typename Op::State cluster_allreduce(const typename Op::State& mine, unsigned size,
+                                                       typename Op::State* cta_state, typename Op::State* row_state) {
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) *cta_state = mine;
+  cluster.sync();
+  if (threadIdx.x < kWarpSize) {  // one warp gathers the cluster's states (size <= 32)
+    typename Op::State s = threadIdx.x < size ? *cluster.map_shared_rank(cta_state, threadIdx.x) : Op::identity();
+    s = warp_allreduce(s, CombineOf<Op>{});
+    if (threadIdx.x == 0) *row_state = s;
+  }
+  cluster_arrive();
+  __syncthreads();
+  return *row_state;
+}
+
 template <class Op, int N, int K, class Io>
 inline constexpr int kClusterMinBlocksPerSm = kOpBoundsClusterSlices<Op> ? kBlockMinBlocksPerSm<Op, N, K, Io> : 0;
 
@@ -49,16 +69,7 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kCluster
     const State slice_state =
         load_and_reduce_held<Op, N, K, kEdge>(row_io, v, edge, first, blockDim.x, held.end, phase, row_cols);
     const State mine = block_allreduce(slice_state, CombineOf<Op>{}, Op::identity(), slots);
-    if (threadIdx.x == 0) cta_state = mine;
-    cluster.sync();
-    if (threadIdx.x < kWarpSize) {  // one warp gathers the cluster's states (size <= 32)
-      State s = threadIdx.x < size ? *cluster.map_shared_rank(&cta_state, threadIdx.x) : Op::identity();
-      s = warp_allreduce(s, CombineOf<Op>{});
-      if (threadIdx.x == 0) row_state = s;
-    }
-    cluster_arrive();
-    __syncthreads();
-    const auto fin = Op::finalize(row_state);
+    const auto fin = Op::finalize(cluster_allreduce<Op>(mine, size, &cta_state, &row_state));
     map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge, true>(row_io, v, fin, first, blockDim.x,
                                                                             held.end, phase, row_cols);
     if constexpr (kEdge) map_and_store_edge_again<Op, Op, N>(row_io, fin, edge, blockDim.x, row_cols);
