@@ -8,9 +8,9 @@
 #   long-row sweep and its peers: long.json, torch_peer_long.json, cudnn_peer_long.json).
 #   ROWWISE_PEER=0 skips the peers. On a device with a 10-minute limit, run tests and bench apart, and
 #   the bench in parts (e.g. bench --ops softmax,log_softmax --cols 128,1000,4096).
-#   The first build takes ~2 minutes on 16 cores, the C++ tests ~5 (H100), the Python tests ~1.5;
-#   `tests` took up to 9.4 minutes in all: where that meets a 10-minute limit, build and ctest in one
-#   call and `scripts/python_gpu.sh test` in the next (the build stays on a warm machine).
+#   The first build takes ~3 minutes on 16 cores, the C++ tests ~7.5 (H200, 433 tests), the Python
+#   tests ~1.5: past a 10-minute limit, so there build in one call, run ctest in the next and
+#   `scripts/python_gpu.sh test` beside or after it (the build stays on a warm machine).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
