@@ -33,8 +33,9 @@ struct Options {
   // launches in a CUDA graph: 0.3 us less a launch of 1-8 rows of 128K-256K columns (~4-7 us), but
   // 1.0 us more for 8 fp32 rows of 1 MB and up to 0.6 us more for 64-row batches (docs/perf.md
   // "Programmatic launches"). Only the long-row strategies (cluster, cluster_smem, block_smem, split,
-  // two_launch, two_pass) launch so; split's cooperative launches, launches right after the stream-ordered allocation
-  // of their workspace and the short-row strategies (warp, tile, block) launch as usual. Ignored below sm_90.
+  // two_launch, two_pass) launch so; split's cooperative launches, launches right after the stream-ordered
+  // allocation of their workspace and the short-row strategies (warp, tile, block) launch as usual.
+  // Ignored below sm_90.
   bool programmatic_launch = false;
 };
 

@@ -1,5 +1,5 @@
-// Plans of rows one block or one cluster holds (block, cluster: registers; block_smem, cluster_smem: shared memory)
-// or streams (two_pass): packs a thread, block size, cluster size, shared memory.
+// Plans of rows one block or one cluster holds (block, cluster: registers; block_smem, cluster_smem:
+// shared memory) or streams (two_pass): packs a thread, block size, cluster size, shared memory.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -175,7 +175,7 @@ inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* pla
 // cluster_smem rows: the smallest cluster (2-16 CTAs, a power of two) whose slices leave
 // kClusterSmemCtasPerSm CTAs an SM. H200, 256 MiB, softmax of 200003 columns, % of copy at slices of
 // 200 / 100 / 50 KB: fp32 74.6 / 80.0 / 74.1, bf16 (100 / 50 / 25 KB) 78.8 / 71.2 / 53.9; clusters of 6,
-// 10 or 12 CTAs were not better overall (docs/perf.md "Cluster slices in shared memory").
+// 10 or 12 CTAs were not better overall (docs/perf.md "Cluster slices in shared memory for ragged rows").
 inline constexpr int kClusterSmemCtasPerSm = 2;
 inline bool plan_cluster_smem(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
   if (dev.cc_major < 9) return false;

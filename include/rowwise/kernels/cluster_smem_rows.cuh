@@ -18,8 +18,9 @@
 namespace rowwise {
 
 inline constexpr int kClusterSmemThreads = 512;
-// Slices of up to about 113 KB leave two CTAs an SM; the bound keeps three resident where slices are
-// smaller (at most 42 registers a thread), as measured.
+// Slices of up to 112 KB leave two CTAs an SM (dispatch/block_plan.cuh plan_cluster_smem). The launch
+// bound (three CTAs an SM: at most 42 registers a thread) is the one its measurements ran with; the
+// kernels spill nothing under it.
 inline constexpr int kClusterSmemMinBlocksPerSm = 3;
 
 // Built for one operand of 16-byte packs with async copies and float math (dispatch/launch.cuh falls
