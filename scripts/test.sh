@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 preset=${ROWWISE_PRESET:-ci}
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"
-ctest --preset "$preset"
+ctest --preset "$preset" -j "$(nproc)"
 # The Python package: built, installed into build/py-venv, tests/python run (ROWWISE_PYTHON_TESTS=0 skips).
 [ "${ROWWISE_PYTHON_TESTS:-1}" = 0 ] || scripts/python_test.sh

@@ -20,12 +20,20 @@ inline const char* values_name(Values v) {
   return "?";
 }
 
+// A near-normal draw of mean 0 and variance 1: the sum of four uniforms (the four 16-bit parts of one
+// draw), centred and scaled. Why not std::normal_distribution: the GPU sweeps draw about 10^9 values,
+// and this is three times as fast; its tails stop at ±2√3, where the special rows' outliers take over.
+inline double near_normal(std::mt19937_64& rng) {
+  const uint64_t b = rng();
+  const double sum = double(b & 0xffff) + double((b >> 16) & 0xffff) + double((b >> 32) & 0xffff) + double(b >> 48);
+  return ((sum + 2.0) / 65536.0 - 2.0) * 1.7320508075688772;  // each part as (k + 0.5) / 65536: mean 1/2
+}
+
 // Row kinds cycled by kSpecialRows: what a row of kind r % 8 holds.
 inline void fill_special_row(std::vector<double>& row, int64_t r, std::mt19937_64& rng) {
   const double inf = std::numeric_limits<double>::infinity();
-  std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_int_distribution<size_t> pick(0, row.size() - 1);
-  for (double& v : row) v = normal(rng);
+  for (double& v : row) v = near_normal(rng);
   switch (r % 8) {
     case 0: break;
     case 1: for (double& v : row) v = -inf; break;                                    // all -inf
@@ -42,7 +50,6 @@ inline void fill_special_row(std::vector<double>& row, int64_t r, std::mt19937_6
 // r is of kind r + seed), so that shapes of one or few rows still meet every kind across a sweep.
 inline std::vector<double> make_values(Values kind, int64_t rows, int64_t cols, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<double> x(rows * cols);
   if (kind == Values::kSpecialRows) {
     std::vector<double> row(cols);
@@ -54,7 +61,7 @@ inline std::vector<double> make_values(Values kind, int64_t rows, int64_t cols, 
   }
   const double scale = kind == Values::kSmall ? 0.1 : kind == Values::kLarge ? 10.0 : 1.0;
   const double shift = kind == Values::kShifted ? 100.0 : 0.0;
-  for (double& v : x) v = normal(rng) * scale + shift;
+  for (double& v : x) v = near_normal(rng) * scale + shift;
   return x;
 }
 

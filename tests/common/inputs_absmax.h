@@ -35,10 +35,9 @@ inline void fill_exact_row(std::vector<double>& row, Quant q, std::mt19937_64& r
 
 // Row kinds cycled by kSpecialRows; `kind` in [0, kAbsmaxRowKinds).
 inline void fill_absmax_special_row(std::vector<double>& row, int kind, Quant q, std::mt19937_64& rng) {
-  std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_int_distribution<size_t> pick(0, row.size() - 1);
   const double inf = std::numeric_limits<double>::infinity();
-  for (double& v : row) v = normal(rng);
+  for (double& v : row) v = near_normal(rng);
   switch (kind) {
     case 0: break;
     case 1: for (size_t c = 0; c < row.size(); ++c) row[c] = c % 2 ? -0.0 : 0.0; break;  // zeros: scale 0
