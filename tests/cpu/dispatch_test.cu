@@ -962,6 +962,44 @@ TEST(Dispatch, ManyLong16BitGradientRowsLoopTheirClustersOverRows) {
   EXPECT_FALSE(loops(aligned_shape(262144, 4, 4, 1024)));  // fp32 x: 1 MB on chip
 }
 
+// Many 16-bit gradient rows over clusters that queue past two CTAs an SM take the dense slices (three
+// CTAs an SM) on the H200, where their slices are of 4 packs and at most 416 threads; rows of larger
+// slices, looping clusters, fewer rows, fp32 rows and the H100 the unbounded kernel.
+TEST(Dispatch, Many16BitGradientRowsOnClustersTakeDenseSlices) {
+  const auto dense = [](const RowShape& s, const rowwise::DeviceInfo& dev = kHopper) {
+    const Plan p = choose(s, Strategy::kAuto, dev);
+    EXPECT_EQ(p.strategy, Strategy::kCluster) << s.cols << " x " << s.rows;
+    return p.dense_slices;
+  };
+  RowShape ragged = gradient_shape(200003);  // bf16 y and dy: 800 KB, 16 slices of 1563 packs
+  ragged.rows = 672;
+  EXPECT_TRUE(dense(ragged));
+  const Plan p = choose(ragged);
+  EXPECT_EQ(p.cluster_size, 16);
+  EXPECT_EQ(p.packs_per_thread, rowwise::kDenseSlicePacks);
+  EXPECT_EQ(p.threads, 416);
+  EXPECT_FALSE(dense(ragged, kH100));
+  ragged.rows = 16;  // 256 CTAs: two an SM hold them
+  EXPECT_FALSE(dense(ragged));
+  ragged.rows = 17;
+  EXPECT_TRUE(dense(ragged));
+  RowShape aligned = gradient_shape(131072);  // 512 KB, slices of 256 threads
+  aligned.rows = 1024;
+  EXPECT_TRUE(dense(aligned));
+  aligned.cols = 262144;  // 1 MB: slices of 512 threads
+  aligned.max_packs = 32768;
+  aligned.rows = 200;
+  EXPECT_FALSE(dense(aligned));
+  aligned.rows = 2048;  // clusters looping over rows
+  EXPECT_TRUE(choose(aligned).clusters_loop);
+  EXPECT_FALSE(dense(aligned));
+  RowShape fp32 = ragged_shape(100003, 4, 4);
+  fp32.rows = 1024;
+  fp32.value_bytes = 8;
+  fp32.inputs = 2;
+  EXPECT_FALSE(dense(fp32));
+}
+
 // Outputs off their inputs' packs keep the packs' width only where the common pack fell to one element,
 // the inputs alone keep the widest, and rows pass kMinOffOutputPackCols: split stores for fp32 inputs,
 // packs on the output for 16-bit inputs.

@@ -95,9 +95,10 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // More rows than an H100 or H200 has SMs, each longer than block_smem takes (~400 KB of one operand
-// on chip; gradients of ~400 and ~800 KB): through dispatch, clusters for fp32 and 16-bit rows up to
-// 1 MB (more rows than the GPU holds clusters at once; the ragged one-operand rows' slices in shared
-// memory on an H200), split for doubles. Contiguous and misaligned-strided in-place rows.
+// on chip; gradients of ~400, 512 and ~800 KB): through dispatch, clusters for fp32 and 16-bit rows up
+// to 1 MB (more rows than the GPU holds clusters at once; the ragged one-operand rows' slices in shared
+// memory and the 16-bit gradients' dense slices on an H200), split for doubles. Contiguous and
+// misaligned-strided in-place rows.
 class ManyLongRows : public ::testing::TestWithParam<Dtype> {};
 
 TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {
@@ -117,7 +118,9 @@ TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {
       const CaseReport absmax = check_absmax_case<T, T>(rows, cols, Values::kSpecialRows, layout, true, {}, seed);
       EXPECT_TRUE(absmax.ok()) << what << "absmax_scale: " << absmax.summary();
     }
-    for (int64_t grad_cols : {cols / 2, cols}) {  // y and dy: ~400 and ~800 KB (clusters)
+    // y and dy: ~400 and ~800 KB, ragged, and 512 KB of whole packs (clusters; 16-bit ones in dense slices
+    // on an H200)
+    for (int64_t grad_cols : {cols / 2, cols, 262144 / static_cast<int64_t>(sizeof(T))}) {
       for (GradOp op : {GradOp::kSoftmaxBackward, GradOp::kLogSoftmaxBackward}) {
         const CaseReport r = check_backward_case<T>(op, rows, grad_cols, Values::kSpecialRows, backward_layouts()[0], {}, 7);
         EXPECT_TRUE(r.ok()) << grad_op_name(op) << " cols " << grad_cols << ": " << r.summary();

@@ -7,6 +7,7 @@
 
 #include "../kernels/block_rows.cuh"
 #include "../kernels/block_smem_rows.cuh"
+#include "../kernels/cluster_rows.cuh"
 #include "../kernels/cluster_smem_rows.cuh"
 #include "../kernels/two_pass_rows.cuh"
 #include "plan.cuh"
@@ -66,6 +67,21 @@ inline bool clusters_loop_over_rows(const RowShape& shape, const DeviceInfo& dev
   return shape.inputs == 2 && shape.elem_bytes() == 2 && !shape.partial_packs() &&
          shape.row_value_bytes() > kLoopingClusterMinRowBytes && shape.rows >= 2 * int64_t{dev.sm_count} &&
          memory_outpaces_sms(dev);
+}
+
+// Many 16-bit gradient rows over clusters queued past two CTAs an SM, where memory outpaces the SMs:
+// slices of kDenseSlicePacks packs a thread in CTAs of at most kDenseSliceThreads threads take the
+// kernel bounded to three such CTAs an SM (kernels/cluster_rows.cuh: dense slices). Unbounded, bf16
+// softmax_backward slices with the edge took 54 registers: two CTAs an SM, and of clusters of 16 only
+// 15 resident at once (ncu). H200, 256 MiB, same job, two rounds, softmax_backward / log_softmax_backward
+// of bf16: 200003 columns 73.6 / 73.6 -> 84.7 / 85.5-85.9 %, 131072 87.2-87.7 / 87.0-87.3 -> 91.2-91.5 /
+// 91.0-91.5, 100003 85.6 / 78.7-79.0 -> 84.4-84.9 / 84.7-84.8. Rows whose slices take more threads
+// (bf16 of 262144 columns: 512), looping clusters, fewer rows and the H100 were not measured
+// (docs/perf.md "Dense gradient cluster slices").
+inline bool dense_cluster_slices(const RowShape& shape, const DeviceInfo& dev, const Plan& plan) {
+  return shape.inputs == 2 && shape.elem_bytes() == 2 && shape.pack_bytes == kMaxPackBytes &&
+         plan.packs_per_thread == kDenseSlicePacks && plan.threads <= kDenseSliceThreads && !plan.clusters_loop &&
+         shape.rows * plan.cluster_size > 2 * int64_t{dev.sm_count} && memory_outpaces_sms(dev);
 }
 
 // block_smem rows may be longer than what shared memory holds by 1 / kBlockSmemBufferShare of it (the
@@ -167,6 +183,7 @@ inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* pla
     plan->cluster_size = c;
     plan->edge = cluster_rows_take_edge(shape);
     plan->clusters_loop = clusters_loop_over_rows(shape, dev);
+    plan->dense_slices = dense_cluster_slices(shape, dev, *plan);
     return true;
   }
   return false;

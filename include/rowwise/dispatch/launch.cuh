@@ -360,6 +360,19 @@ cudaError_t launch_clusters(Kernel kernel, const Io& io, const RowShape& shape, 
   return cudaLaunchKernelEx(config.get(), kernel, io, shape.rows, shape.cols);
 }
 
+// Register cluster slices: the dense kernel where the plan asks for it and it is built
+// (kDenseClusterSlices: other Ios take the unbounded one).
+template <class Op, int N, int K, bool kEdge, class Io>
+cudaError_t launch_cluster_rows(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
+                                void* workspace) {
+  if constexpr (kDenseClusterSlices<N, K, Io>) {
+    if (plan.dense_slices)
+      return launch_clusters<Op, N>(cluster_rows_dense_kernel<Op, N, K, kEdge, Io>, io, shape, plan, 0, stream,
+                                    workspace);
+  }
+  return launch_clusters<Op, N>(cluster_rows_kernel<Op, N, K, kEdge, Io>, io, shape, plan, 0, stream, workspace);
+}
+
 // Only the K that plan_block_slice can choose are instantiated (kBlockRowsInstantiated), and the narrow
 // K for block rows of float math alone; cluster slices take none of the narrow, wide and gradient K.
 template <class Op, int N, int I, class Io>
@@ -372,12 +385,9 @@ cudaError_t launch_block(const Io& io, const RowShape& shape, const Plan& plan, 
         if (plan.strategy == Strategy::kCluster) {
           // Only gradient ops' 16-bit rows in 16-byte packs plan the edge (cluster_rows_take_edge).
           if constexpr (kOpTakesEdgeInBlockRows<Op> && kBlockEdgePacks<N, Io>) {
-            if (plan.edge)
-              return launch_clusters<Op, N>(cluster_rows_kernel<Op, N, k, true, Io>, io, shape, plan, 0, stream,
-                                            workspace);
+            if (plan.edge) return launch_cluster_rows<Op, N, k, true>(io, shape, plan, stream, workspace);
           }
-          return launch_clusters<Op, N>(cluster_rows_kernel<Op, N, k, false, Io>, io, shape, plan, 0, stream,
-                                        workspace);
+          return launch_cluster_rows<Op, N, k, false>(io, shape, plan, stream, workspace);
         }
       }
       if constexpr (k != kNarrowBlockPacks || sizeof(typename Op::Acc) <= 4) {

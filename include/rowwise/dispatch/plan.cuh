@@ -88,6 +88,7 @@ struct Plan {
   bool bulk_copies = false; // block_smem, fills_sm: the held packs copied by bulk copies (sm_90)
   int cluster_size = 0;     // cluster, cluster_smem: CTAs per row
   bool clusters_loop = false;  // cluster: a grid of the clusters held at once, each looping over rows
+  bool dense_slices = false;   // cluster: 16-bit gradient slices bounded to 3 CTAs an SM (kDenseSlicePacks)
   int rows_per_tile = 0;    // tile: rows a block stages at once
   int pair_split = 0;       // tile, rows a pair of threads each (width 2): where the odd lane's part starts
   bool out_in_input_plane = false;  // tile: the output staged in the last input's plane, over it

@@ -156,6 +156,7 @@ template <class T, class U, OutPacks P = OutPacks::kShared> struct RowScaleIo : 
 template <class T, OutPacks P = OutPacks::kShared> struct GradPointerIo {
   using Acc = acc_t<T>;
   static constexpr int kInputs = 2;
+  static constexpr bool kOutputOnInputPacks = P == OutPacks::kShared;  // dx in y's and dy's packs
   using In = GradIn<Acc>;
   const T* y;
   const T* dy;

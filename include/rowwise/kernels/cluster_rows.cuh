@@ -40,11 +40,26 @@ __device__ inline typename Op::State cluster_allreduce(const typename Op::State&
 template <class Op, int N, int K, class Io>
 inline constexpr int kClusterMinBlocksPerSm = kOpBoundsClusterSlices<Op> ? kBlockMinBlocksPerSm<Op, N, K, Io> : 0;
 
+// Dense slices: 16-bit gradient slices of kDenseSlicePacks packs a thread in CTAs of at most
+// kDenseSliceThreads threads, bounded so that an SM holds kDenseSliceCtasPerSm of them (48 registers,
+// where unbounded they take 54-62 and an SM two): more clusters of 16 resident at once, more of their
+// rows in flight (dispatch/block_plan.cuh: dense_cluster_slices).
+inline constexpr int kDenseSlicePacks = 4;
+inline constexpr int kDenseSliceThreads = 416;
+inline constexpr int kDenseSliceCtasPerSm = 3;
+// Ios whose output moves in the inputs' packs say so (Io::kOutputOnInputPacks); the others' dense slices
+// spill (20-72 bytes), and are not built.
+template <class Io, class = void> inline constexpr bool kOutputOnInputPacks = false;
+template <class Io>
+inline constexpr bool kOutputOnInputPacks<Io, std::void_t<decltype(Io::kOutputOnInputPacks)>> = Io::kOutputOnInputPacks;
+template <int N, int K, class Io>
+inline constexpr bool kDenseClusterSlices =
+    Io::kInputs == 2 && kBlockEdgePacks<N, Io> && K == kDenseSlicePacks && kOutputOnInputPacks<Io>;
+
 // kEdge: the first threads of rank 0 take the row's edge and the cluster holds its whole packs only, as
 // block rows do (dispatch/block_plan.cuh: cluster_rows_take_edge).
 template <class Op, int N, int K, bool kEdge, class Io>
-__global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kClusterMinBlocksPerSm<Op, N, K, Io>)
-    cluster_rows_kernel(Io io, int64_t rows, int64_t cols) {
+__device__ inline void cluster_rows(Io io, int64_t rows, int64_t cols) {
   wait_for_prior_grid();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();  // clusters need sm_90; dispatch never picks this strategy below compute capability 9
@@ -77,6 +92,18 @@ __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kCluster
     cluster_wait();  // peers have read cta_state; the next row may overwrite it
   }
 #endif
+}
+
+template <class Op, int N, int K, bool kEdge, class Io>
+__global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kClusterMinBlocksPerSm<Op, N, K, Io>)
+    cluster_rows_kernel(Io io, int64_t rows, int64_t cols) {
+  cluster_rows<Op, N, K, kEdge>(io, rows, cols);
+}
+
+template <class Op, int N, int K, bool kEdge, class Io>
+__global__ void __launch_bounds__(kDenseSliceThreads, kDenseSliceCtasPerSm)
+    cluster_rows_dense_kernel(Io io, int64_t rows, int64_t cols) {
+  cluster_rows<Op, N, K, kEdge>(io, rows, cols);
 }
 
 }  // namespace rowwise
