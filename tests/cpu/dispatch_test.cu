@@ -696,6 +696,13 @@ RowShape gradient_shape(int64_t cols) {
   s.inputs = 2;
   return s;
 }
+// 16-bit gradient rows of whole packs.
+RowShape aligned_gradient_shape(int64_t cols, int64_t rows) {
+  RowShape s = aligned_shape(cols, 2, 8, rows);
+  s.value_bytes = 4;
+  s.inputs = 2;
+  return s;
+}
 TEST(Dispatch, SixteenBitGradientBlocksTakeSixPacksForResidency) {
   for (int64_t cols : {10375, 12325, 12345, 13435}) {
     const Plan p = choose(gradient_shape(cols));
@@ -937,25 +944,19 @@ TEST(Dispatch, ManyRaggedRowsOfOneOperandTakeClusterSlicesInSharedMemory) {
 // Many 16-bit gradient rows of whole packs holding more than 512 KB on chip take a grid of the clusters
 // held at once on the H200; rows of 512 KB, ragged ones, fp32 rows, few rows and the H100 a cluster a row.
 TEST(Dispatch, ManyLong16BitGradientRowsLoopTheirClustersOverRows) {
-  const auto aligned_gradient = [](int64_t cols, int64_t rows) {
-    RowShape s = aligned_shape(cols, 2, 8, rows);
-    s.value_bytes = 4;
-    s.inputs = 2;
-    return s;
-  };
   // Each shape on clusters, looping or not.
   const auto loops = [](const RowShape& s, const rowwise::DeviceInfo& dev = kHopper) {
     const Plan p = choose(s, Strategy::kAuto, dev);
     EXPECT_EQ(p.strategy, Strategy::kCluster) << s.cols << " x " << s.rows;
     return p.clusters_loop;
   };
-  const RowShape gradient = aligned_gradient(262144, 2048);  // bf16 y and dy: 1 MB on chip
+  const RowShape gradient = aligned_gradient_shape(262144, 2048);  // bf16 y and dy: 1 MB on chip
   EXPECT_TRUE(loops(gradient));
   EXPECT_TRUE(choose(gradient, Strategy::kCluster).clusters_loop);
   EXPECT_FALSE(loops(gradient, kH100));
-  EXPECT_TRUE(loops(aligned_gradient(131080, 2 * kHopper.sm_count)));  // just over 512 KB, just enough rows
-  EXPECT_FALSE(loops(aligned_gradient(262144, 2 * kHopper.sm_count - 1)));
-  EXPECT_FALSE(loops(aligned_gradient(131072, 4096)));  // 512 KB
+  EXPECT_TRUE(loops(aligned_gradient_shape(131080, 2 * kHopper.sm_count)));  // just over 512 KB, just enough rows
+  EXPECT_FALSE(loops(aligned_gradient_shape(262144, 2 * kHopper.sm_count - 1)));
+  EXPECT_FALSE(loops(aligned_gradient_shape(131072, 4096)));  // 512 KB
   RowShape ragged = gradient_shape(200003);
   ragged.rows = 2685;
   EXPECT_FALSE(loops(ragged));
@@ -983,16 +984,11 @@ TEST(Dispatch, Many16BitGradientRowsOnClustersTakeDenseSlices) {
   EXPECT_FALSE(dense(ragged));
   ragged.rows = 17;
   EXPECT_TRUE(dense(ragged));
-  RowShape aligned = gradient_shape(131072);  // 512 KB, slices of 256 threads
-  aligned.rows = 1024;
-  EXPECT_TRUE(dense(aligned));
-  aligned.cols = 262144;  // 1 MB: slices of 512 threads
-  aligned.max_packs = 32768;
-  aligned.rows = 200;
-  EXPECT_FALSE(dense(aligned));
-  aligned.rows = 2048;  // clusters looping over rows
-  EXPECT_TRUE(choose(aligned).clusters_loop);
-  EXPECT_FALSE(dense(aligned));
+  EXPECT_TRUE(dense(aligned_gradient_shape(131072, 1024)));   // 512 KB, slices of 256 threads
+  EXPECT_FALSE(dense(aligned_gradient_shape(262144, 200)));   // 1 MB: slices of 512 threads
+  const RowShape looping = aligned_gradient_shape(262144, 2048);
+  EXPECT_TRUE(choose(looping).clusters_loop);
+  EXPECT_FALSE(dense(looping));
   RowShape fp32 = ragged_shape(100003, 4, 4);
   fp32.rows = 1024;
   fp32.value_bytes = 8;
