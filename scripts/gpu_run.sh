@@ -8,9 +8,11 @@
 #   long-row sweep and its peers: long.json, torch_peer_long.json, cudnn_peer_long.json).
 #   ROWWISE_PEER=0 skips the peers. On a device with a 10-minute limit, run tests and bench apart, and
 #   the bench in parts (e.g. bench --ops softmax,log_softmax --cols 128,1000,4096).
-#   Measured on an H200 with 16 cores: the first build ~2.5 minutes, the C++ tests ~3 (433 tests, one
-#   process a core; they queue for the GPU one context at a time), the Python package's build and
-#   tests ~3: `tests` fits a 10-minute call.
+#   Measured on an H200 with 16 cores: the first build ~2.5 minutes, the C++ tests ~3 (434 tests, one
+#   process a core; they queue for the GPU one context at a time), the Python package's build by pip and
+#   tests ~3, of which the tests took 22 s: `tests` fits a 10-minute call. The Python module is now built
+#   with the C++ build and the tests take its librowwise, which should save most of the pip build (not
+#   yet measured).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
@@ -23,15 +25,20 @@ JOBS=$(nproc)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
+# The Python module in the same build where nanobind is there: the Python tests then use this build's
+# librowwise (scripts/python_gpu.sh, ROWWISE_PY_BUILD) rather than build it again for a wheel.
+python_module=()
+python3 -c "import nanobind" 2>/dev/null &&
+  python_module=(-DROWWISE_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$(command -v python3)")
 {
-  cmake --preset release "${generator[@]}" && cmake --build build/release -j "$JOBS"
+  cmake --preset release "${generator[@]}" "${python_module[@]}" && cmake --build build/release -j "$JOBS"
 } > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; echo "BUILD FAILED"; exit 1; }
 
 tests_rc=skipped py_rc=skipped bench_rc=skipped peer_rc=skipped
 if [ "$mode" != bench ]; then
   ctest --test-dir build/release -j "$JOBS" --output-on-failure > "$OUT/tests.log" 2>&1
   tests_rc=$?
-  scripts/python_gpu.sh test > "$OUT/python.log" 2>&1
+  ROWWISE_PY_BUILD=${python_module:+build/release} scripts/python_gpu.sh test > "$OUT/python.log" 2>&1
   py_rc=$?
 fi
 if [ "$mode" != tests ]; then

@@ -4,6 +4,7 @@
 # Logs and the benchmark's table, JSON and plot go to $OUT (or ./out); a short summary prints last.
 # Usage: scripts/python_gpu.sh [all|test|bench] [python -m rowwise.bench args...]
 #   e.g. scripts/python_gpu.sh bench --ops softmax,log_softmax --dtypes bf16
+# ROWWISE_PY_BUILD=<CMake build folder> takes the package's compiled part from that build, not from pip.
 # The full default sweep is long (a torch.compile and a Triton compile per case): where a command has a
 # time limit, run it in parts with --ops and --out, then merge with --from-json (see --help).
 set -uo pipefail
@@ -14,9 +15,19 @@ mode=${1:-all}
 [ $# -gt 0 ] && shift
 case "$mode" in all|test|bench) ;; *) echo "usage: $0 [all|test|bench] [bench args...]"; exit 2 ;; esac
 
-target=$PWD/build/py-target
-python3 -m pip install --no-build-isolation --no-deps --upgrade --target "$target" . > "$OUT/py-install.log" 2>&1 ||
-  { tail -40 "$OUT/py-install.log"; echo "INSTALL FAILED"; exit 1; }
+if [ -n "${ROWWISE_PY_BUILD:-}" ]; then
+  # A CMake build configured with ROWWISE_BUILD_PYTHON=ON (scripts/gpu_run.sh's): its module and librowwise,
+  # installed beside the package's sources as a wheel lays them out. This spares the wheel's own build of
+  # librowwise, ~2.5 minutes on the GPU machine; CI's scripts/python_test.sh still installs by pip.
+  target=$PWD/build/py-stage
+  rm -rf "$target"
+  { cmake --install "$ROWWISE_PY_BUILD" --component python --prefix "$target" && cp -r python/rowwise/. "$target/rowwise/"; } \
+    > "$OUT/py-install.log" 2>&1 || { tail -40 "$OUT/py-install.log"; echo "INSTALL FAILED"; exit 1; }
+else
+  target=$PWD/build/py-target
+  python3 -m pip install --no-build-isolation --no-deps --upgrade --target "$target" . > "$OUT/py-install.log" 2>&1 ||
+    { tail -40 "$OUT/py-install.log"; echo "INSTALL FAILED"; exit 1; }
+fi
 export PYTHONPATH=$target${PYTHONPATH:+:$PYTHONPATH}
 
 tests_rc=skipped
