@@ -941,9 +941,10 @@ TEST(Dispatch, ManyRaggedRowsOfOneOperandTakeClusterSlicesInSharedMemory) {
   EXPECT_FALSE(choose_plan(aligned_shape(524288, 4, 4), kHopper, Strategy::kClusterSmem, &plan));  // 2 MB
 }
 
-// Many 16-bit gradient rows of whole packs holding more than 512 KB on chip take a grid of the clusters
-// held at once on the H200; rows of 512 KB, ragged ones, fp32 rows, few rows and the H100 a cluster a row.
-TEST(Dispatch, ManyLong16BitGradientRowsLoopTheirClustersOverRows) {
+// Register cluster slices of at least as many rows as SMs take a grid of the clusters held at once on
+// the H200, looping over rows; fewer rows, rows whose edge rank 0 takes (ragged 16-bit gradients), 16-bit
+// softmax rows and the H100 a cluster a row.
+TEST(Dispatch, ManyRowsLoopTheirRegisterClustersOverRows) {
   // Each shape on clusters, looping or not.
   const auto loops = [](const RowShape& s, const rowwise::DeviceInfo& dev = kHopper) {
     const Plan p = choose(s, Strategy::kAuto, dev);
@@ -954,18 +955,30 @@ TEST(Dispatch, ManyLong16BitGradientRowsLoopTheirClustersOverRows) {
   EXPECT_TRUE(loops(gradient));
   EXPECT_TRUE(choose(gradient, Strategy::kCluster).clusters_loop);
   EXPECT_FALSE(loops(gradient, kH100));
-  EXPECT_TRUE(loops(aligned_gradient_shape(131080, 2 * kHopper.sm_count)));  // just over 512 KB, just enough rows
-  EXPECT_FALSE(loops(aligned_gradient_shape(262144, 2 * kHopper.sm_count - 1)));
-  EXPECT_FALSE(loops(aligned_gradient_shape(131072, 4096)));  // 512 KB
+  EXPECT_TRUE(loops(aligned_gradient_shape(131072, kHopper.sm_count)));  // as many rows as SMs
+  EXPECT_FALSE(loops(aligned_gradient_shape(131072, kHopper.sm_count - 1)));
   RowShape ragged = gradient_shape(200003);
   ragged.rows = 2685;
   EXPECT_FALSE(loops(ragged));
-  EXPECT_FALSE(loops(aligned_shape(262144, 4, 4, 1024)));  // fp32 x: 1 MB on chip
+  EXPECT_TRUE(choose(ragged).edge);
+  EXPECT_TRUE(loops(aligned_shape(262144, 4, 4, 1024)));  // fp32 x: 1 MB on chip
+  RowShape bf16 = aligned_shape(262144, 2, 8, 512);       // bf16 x: 512 KB
+  EXPECT_TRUE(loops(bf16));
+  bf16.exp_per_element = bf16.map_takes_terms = true;     // softmax
+  EXPECT_FALSE(loops(bf16));
+  bf16.map_takes_terms = false;                            // log_softmax
+  EXPECT_TRUE(loops(bf16));
+  RowShape fp32_gradient = ragged_shape(100003, 4, 4);    // y and dy of partial packs, no edge
+  fp32_gradient.rows = 672;
+  fp32_gradient.value_bytes = 8;
+  fp32_gradient.inputs = 2;
+  EXPECT_TRUE(loops(fp32_gradient));
 }
 
 // Many 16-bit gradient rows over clusters that queue past two CTAs an SM take the dense slices (three
-// CTAs an SM) on the H200, where their slices are of 4 packs and at most 416 threads; rows of larger
-// slices, looping clusters, fewer rows, fp32 rows and the H100 the unbounded kernel.
+// CTAs an SM) on the H200, where their slices are of 4 packs and at most 416 threads and their clusters
+// do not loop over rows; rows of larger slices, looping clusters, fewer rows, fp32 rows and the H100 the
+// unbounded kernel.
 TEST(Dispatch, Many16BitGradientRowsOnClustersTakeDenseSlices) {
   const auto dense = [](const RowShape& s, const rowwise::DeviceInfo& dev = kHopper) {
     const Plan p = choose(s, Strategy::kAuto, dev);
@@ -984,9 +997,9 @@ TEST(Dispatch, Many16BitGradientRowsOnClustersTakeDenseSlices) {
   EXPECT_FALSE(dense(ragged));
   ragged.rows = 17;
   EXPECT_TRUE(dense(ragged));
-  EXPECT_TRUE(dense(aligned_gradient_shape(131072, 1024)));   // 512 KB, slices of 256 threads
-  EXPECT_FALSE(dense(aligned_gradient_shape(262144, 200)));   // 1 MB: slices of 512 threads
-  const RowShape looping = aligned_gradient_shape(262144, 2048);
+  EXPECT_TRUE(dense(aligned_gradient_shape(131072, 100)));  // 512 KB, slices of 256 threads, fewer rows than SMs
+  EXPECT_FALSE(dense(aligned_gradient_shape(262144, 100)));  // 1 MB: slices of 512 threads
+  const RowShape looping = aligned_gradient_shape(131072, 1024);
   EXPECT_TRUE(choose(looping).clusters_loop);
   EXPECT_FALSE(dense(looping));
   RowShape fp32 = ragged_shape(100003, 4, 4);

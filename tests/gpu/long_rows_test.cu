@@ -2,7 +2,7 @@
 // block_smem's rows longer than its buffer, the rest streamed) and whole-tensor softmax: 36001 to 2.5M
 // columns in 1-8 rows, every op family and dtype, forced and through dispatch; 160 rows of ~400 KB
 // through dispatch;
-// bf16 gradient rows of 512 KB, twice as many as SMs (clusters that loop over rows);
+// rows on register clusters, one more than SMs (clusters that loop over rows), in every op family;
 // tensor_softmax and tensor_log_softmax on odd n with both workspace kinds, including sizes past what
 // the GPU holds, and one row of more than 2^31 elements.
 #include <gtest/gtest.h>
@@ -134,24 +134,46 @@ TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {
 INSTANTIATE_TEST_SUITE_P(Dtypes, ManyLongRows, ::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
                          [](const ::testing::TestParamInfo<Dtype>& info) { return std::string(dtype_name(info.param)); });
 
-// Many 16-bit gradient rows of whole packs holding over 512 KB on chip, twice as many as SMs and one
-// more: where memory outpaces the SMs (an H200) a grid of the clusters held at once loops over them
-// (dispatch/block_plan.cuh: clusters_loop_over_rows), elsewhere a cluster takes each. Both ops, dx alone
-// and over dy.
-TEST(ManyLong16BitGradientRows, MatchTheFloat64ReferenceOnLoopingClusters) {
+// Rows on register cluster slices, one more than SMs: where memory outpaces the SMs (an H200) a grid of
+// the clusters held at once loops over them, pushing its states (dispatch/block_plan.cuh:
+// clusters_loop_over_rows; not 16-bit softmax), elsewhere a cluster takes each. Every op family; 512 KB
+// rows of whole packs (16-bit one-operand rows: 1 MB), strided rows of the packs' phase, out of place and
+// in place; fp32 gradients of partial packs too, and 16-bit ones over dy.
+class ManyRowsOnLoopingClusters : public ::testing::TestWithParam<Dtype> {};
+
+TEST_P(ManyRowsOnLoopingClusters, EveryOpMatchesFloat64Reference) {
   RW_REQUIRE_GPU();
   rowwise::DeviceInfo dev;
   ASSERT_EQ(rowwise::current_device_info(&dev), cudaSuccess);
-  const int64_t rows = 2 * int64_t{dev.sm_count} + 1;
-  const int64_t cols = 131080;  // whole 16-byte packs: y and dy hold 512 KB and 32 bytes a row
-  for (const Layout& layout : backward_layouts()) {
-    if (std::string(layout.name) != "contiguous" && std::string(layout.name) != "dx-over-dy") continue;
-    for (GradOp op : {GradOp::kSoftmaxBackward, GradOp::kLogSoftmaxBackward}) {
-      const CaseReport r = check_backward_case<__nv_bfloat16>(op, rows, cols, Values::kSpecialRows, layout, {}, 29);
-      EXPECT_TRUE(r.ok()) << grad_op_name(op) << " " << layout.name << ": " << r.summary();
+  const int64_t rows = int64_t{dev.sm_count} + 1;
+  visit_dtype(GetParam(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t cols = sizeof(T) == 4 ? 131080 : 262152;
+    uint64_t seed = 31;
+    for (const char* name : {"contiguous", "strided-same-phase", "in-place"}) {
+      const Layout& layout = forward_layout(name);
+      for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {
+        const CaseReport r = check_forward_case<T>(op, rows, cols, Values::kSpecialRows, layout, {}, ++seed);
+        EXPECT_TRUE(r.ok()) << op_name(op) << " " << name << ": " << r.summary();
+      }
+      const CaseReport absmax = check_absmax_case<T, T>(rows, cols, Values::kSpecialRows, layout, true, {}, ++seed);
+      EXPECT_TRUE(absmax.ok()) << "absmax_scale " << name << ": " << absmax.summary();
     }
-  }
+    const CaseReport int8 = check_absmax_case<T, int8_t>(rows, cols, Values::kSpecialRows, forward_layout("contiguous"), true, {}, ++seed);
+    EXPECT_TRUE(int8.ok()) << "absmax_int8: " << int8.summary();
+    const int64_t grad_cols = sizeof(T) == 4 ? 100003 : 131080;  // fp32: partial packs
+    for (const Layout& layout : backward_layouts()) {
+      if (std::string(layout.name) != "contiguous" && std::string(layout.name) != "dx-over-dy") continue;
+      for (GradOp op : {GradOp::kSoftmaxBackward, GradOp::kLogSoftmaxBackward}) {
+        const CaseReport r = check_backward_case<T>(op, rows, grad_cols, Values::kSpecialRows, layout, {}, ++seed);
+        EXPECT_TRUE(r.ok()) << grad_op_name(op) << " " << layout.name << ": " << r.summary();
+      }
+    }
+  });
 }
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, ManyRowsOnLoopingClusters, ::testing::Values(Dtype::kF32, Dtype::kF16, Dtype::kBF16),
+                         [](const ::testing::TestParamInfo<Dtype>& info) { return std::string(dtype_name(info.param)); });
 
 // Odd sizes: tiny, one cluster's worth, past the on-chip capacity of an H200 (~30 MB) in every dtype,
 // and past 128 MB of fp32 and fp64 (two_launch; its kernels in every dtype: LongRows).

@@ -43,7 +43,7 @@ inline int stream_block_threads(const RowShape& shape, int batch) {
 
 // Cluster rows: each CTA holds a block-sized slice (at most kClusterSliceBytes); cluster sizes above 8
 // are Hopper's non-portable ones, checked against the device when launched.
-inline constexpr int kMaxClusterSize = 16;
+inline constexpr int kMaxClusterSize = kMaxClusterCtas;
 inline constexpr int64_t kClusterSliceBytes = 65536;
 // Clusters grow (up to kMaxClusterSize) while their slices are larger than this: more, smaller CTAs
 // an SM overlap their phases. H200, 16-64 rows, µs: bf16 softmax_backward 64 x 131072 26.9 -> 22.5,
@@ -53,20 +53,22 @@ inline constexpr int64_t kClusterGrowSliceBytes = 32768;
 // Few long rows spread over bigger clusters while the GPU has SMs to spare, down to slices this small.
 inline constexpr int64_t kMinClusterSliceBytes = 4096;
 
-// Many 16-bit gradient rows of whole packs holding more than this on chip (16 slices of over 32 KB) run
-// on a grid of the clusters the device holds at once, each looping over rows, where memory outpaces the
-// SMs; other rows take a cluster a row, which the hardware starts as one drains. H200, same build, the
-// grid alone changed, two rounds, 1 GiB / 256 MiB, % of copy: bf16 softmax_backward of 262144 columns
-// (1 MB) 87.0 / 84.5 -> 90.2 / 86.4, log_softmax_backward 87.9 / 85.0 -> 90.8 / 88.2. Not so elsewhere:
-// bf16 gradients of 131072 columns (512 KB) -1.0 to +1.8, ragged ones of 100003 / 200003 -8.3 to 0, fp32
-// rows -2 to -11, bf16 softmax 262144 +1.9 / +0.7, 64 rows of 262144 (bf16 softmax_backward) -4
-// (docs/perf.md "Clusters that loop over rows"). Rows between 512 KB and 1 MB were not measured: they
-// take 1 MB's rule.
-inline constexpr int64_t kLoopingClusterMinRowBytes = 512 * 1024;
-inline bool clusters_loop_over_rows(const RowShape& shape, const DeviceInfo& dev) {
-  return shape.inputs == 2 && shape.elem_bytes() == 2 && !shape.partial_packs() &&
-         shape.row_value_bytes() > kLoopingClusterMinRowBytes && shape.rows >= 2 * int64_t{dev.sm_count} &&
-         memory_outpaces_sms(dev);
+// Register cluster slices of at least as many rows as SMs run on a grid of the clusters the device holds
+// at once, each looping over rows and pushing its states to its peers (kernels/cluster_rows.cuh), where
+// memory outpaces the SMs; fewer rows, rows whose edge rank 0 takes (ragged 16-bit gradients) and 16-bit
+// softmax rows take a cluster a row, which the hardware starts as one drains. H200, 256 MiB, two rounds,
+// % of copy: fp32 softmax / log_softmax of 80000-262144 columns +2.7 to +6.1 (to 84-88; 131080 and
+// 200000 -0.2 to +2.7), gradients of 65536-262144 +2.3 to +12.8 (to 87-97; 16-bit 80000, dense slices
+// before: -0.5 / -1.9), absmax_scale +2.5 to +6.9, int8 outputs +4.5 to +13.2, 16-bit log_softmax +2.0
+// to +5.3 (300000 / 400000: -1.2 / -1.3); 132 and 160 rows alike (fp32 softmax of 200000
+// -1.9 / -2.7). 16-bit softmax lost 1.4 to 4.2 at 160000-400000 (slices of 160-416 threads), gained 1.1 /
+// 1.6 at 262144 / 524288 (fp16): it keeps a cluster a row. From 32-100 rows, looping ranged -5.5 to +7.3
+// (clusters that are not queued push without looping: a loss). The earlier rule (16-bit gradients of over
+// 512 KB, looping at cluster barriers) is gone with the barriers (docs/perf.md "Clusters that loop over
+// rows, their states pushed").
+inline bool clusters_loop_over_rows(const RowShape& shape, const DeviceInfo& dev, const Plan& plan) {
+  const bool softmax_16bit = shape.map_takes_terms && shape.elem_bytes() == 2;
+  return !plan.edge && !softmax_16bit && shape.rows >= dev.sm_count && memory_outpaces_sms(dev);
 }
 
 // Many 16-bit gradient rows over clusters queued past two CTAs an SM, where memory outpaces the SMs:
@@ -75,9 +77,11 @@ inline bool clusters_loop_over_rows(const RowShape& shape, const DeviceInfo& dev
 // softmax_backward slices with the edge took 54 registers: two CTAs an SM, and of clusters of 16 only
 // 15 resident at once (ncu). H200, 256 MiB, same job, two rounds, softmax_backward / log_softmax_backward
 // of bf16: 200003 columns 73.6 / 73.6 -> 84.7 / 85.5-85.9 %, 131072 87.2-87.7 / 87.0-87.3 -> 91.2-91.5 /
-// 91.0-91.5, 100003 85.6 / 78.7-79.0 -> 84.4-84.9 / 84.7-84.8. Rows whose slices take more threads
-// (bf16 of 262144 columns: 512), looping clusters, fewer rows and the H100 were not measured
-// (docs/perf.md "Dense gradient cluster slices").
+// 91.0-91.5, 100003 85.6 / 78.7-79.0 -> 84.4-84.9 / 84.7-84.8. Clusters that loop over rows take none:
+// bounded, the pushed kernel spilled (76-132 bytes) and ran at 72-80 % where the unbounded one ran at
+// 91-96 (16-bit gradients of 80000-160000 columns), which beat dense slices a cluster a row by 2.3 to 9.2
+// (80000: -0.5 to -1.9). Rows whose slices take more threads (bf16 of 262144 columns: 512), fewer rows and
+// the H100 were not measured (docs/perf.md "Dense gradient cluster slices").
 inline bool dense_cluster_slices(const RowShape& shape, const DeviceInfo& dev, const Plan& plan) {
   return shape.inputs == 2 && shape.elem_bytes() == 2 && shape.pack_bytes == kMaxPackBytes &&
          plan.packs_per_thread == kDenseSlicePacks && plan.threads <= kDenseSliceThreads && !plan.clusters_loop &&
@@ -182,7 +186,7 @@ inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* pla
     plan_block_slice(slice, shape, false, false, plan);
     plan->cluster_size = c;
     plan->edge = cluster_rows_take_edge(shape);
-    plan->clusters_loop = clusters_loop_over_rows(shape, dev);
+    plan->clusters_loop = clusters_loop_over_rows(shape, dev, *plan);
     plan->dense_slices = dense_cluster_slices(shape, dev, *plan);
     return true;
   }

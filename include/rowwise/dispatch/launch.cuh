@@ -360,17 +360,22 @@ cudaError_t launch_clusters(Kernel kernel, const Io& io, const RowShape& shape, 
   return cudaLaunchKernelEx(config.get(), kernel, io, shape.rows, shape.cols);
 }
 
-// Register cluster slices: the dense kernel where the plan asks for it and it is built
-// (kDenseClusterSlices: other Ios take the unbounded one).
+// Register cluster slices: clusters that loop over rows push their states (no plan that takes the edge
+// loops); the dense kernel where the plan asks for it and it is built (kDenseClusterSlices: other Ios take
+// the unbounded one).
 template <class Op, int N, int K, bool kEdge, class Io>
 cudaError_t launch_cluster_rows(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
                                 void* workspace) {
+  if constexpr (!kEdge) {
+    if (plan.clusters_loop)
+      return launch_clusters<Op, N>(cluster_rows_kernel<Op, N, K, false, true, Io>, io, shape, plan, 0, stream, workspace);
+  }
   if constexpr (kDenseClusterSlices<N, K, Io>) {
     if (plan.dense_slices)
       return launch_clusters<Op, N>(cluster_rows_dense_kernel<Op, N, K, kEdge, Io>, io, shape, plan, 0, stream,
                                     workspace);
   }
-  return launch_clusters<Op, N>(cluster_rows_kernel<Op, N, K, kEdge, Io>, io, shape, plan, 0, stream, workspace);
+  return launch_clusters<Op, N>(cluster_rows_kernel<Op, N, K, kEdge, false, Io>, io, shape, plan, 0, stream, workspace);
 }
 
 // Only the K that plan_block_slice can choose are instantiated (kBlockRowsInstantiated), and the narrow

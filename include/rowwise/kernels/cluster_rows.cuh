@@ -7,6 +7,7 @@
 #include <cooperative_groups.h>
 
 #include "../primitives/block_reduce.cuh"
+#include "../primitives/cluster_exchange.cuh"
 #include "block_rows.cuh"
 #include "row_common.cuh"
 
@@ -56,9 +57,13 @@ template <int N, int K, class Io>
 inline constexpr bool kDenseClusterSlices =
     Io::kInputs == 2 && kBlockEdgePacks<N, Io> && K == kDenseSlicePacks && kOutputOnInputPacks<Io>;
 
+// Hopper's largest (non-portable) cluster.
+inline constexpr int kMaxClusterCtas = 16;
+
 // kEdge: the first threads of rank 0 take the row's edge and the cluster holds its whole packs only, as
-// block rows do (dispatch/block_plan.cuh: cluster_rows_take_edge).
-template <class Op, int N, int K, bool kEdge, class Io>
+// block rows do (dispatch/block_plan.cuh: cluster_rows_take_edge). kPush: the row's states merge by
+// cluster_exchange, else at cluster barriers (cluster_allreduce).
+template <class Op, int N, int K, bool kEdge, bool kPush, class Io>
 __device__ inline void cluster_rows(Io io, int64_t rows, int64_t cols) {
   wait_for_prior_grid();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -72,10 +77,15 @@ __device__ inline void cluster_rows(Io io, int64_t rows, int64_t cols) {
   const unsigned size = cluster.num_blocks();
   const int slice_packs = blockDim.x * K;
   const int row_cols = static_cast<int>(cols);  // at most 16 CTAs * 1024 threads * 8 packs: 32-bit indices
-  __shared__ State slots[kMaxWarpsPerBlock];
+  // Two sets of block slots where no cluster barrier keeps a warp's next row from overwriting a slot that
+  // another warp has yet to read.
+  __shared__ State slots[kPush ? 2 : 1][kMaxWarpsPerBlock];
   __shared__ State cta_state;
   __shared__ State row_state;
-  for (int64_t row = blockIdx.x / size; row < rows; row += gridDim.x / size) {
+  __shared__ ClusterStates<State, kMaxClusterCtas> pushed;
+  if constexpr (kPush) cluster_exchange_init(pushed);
+  unsigned count = 0;  // rows this cluster has taken (only its two low bits matter: it may wrap)
+  for (int64_t row = blockIdx.x / size; row < rows; row += gridDim.x / size, ++count) {
     const auto [row_io, phase, packs] = row_span<N>(io, row, row_cols);
     const HeldPacks held = held_packs<N, kEdge>(row_cols, phase, packs);  // the cluster's
     const int first = held.first + rank * slice_packs + threadIdx.x;      // this thread's first pack
@@ -83,27 +93,32 @@ __device__ inline void cluster_rows(Io io, int64_t rows, int64_t cols) {
     PackedOf<RowIo, N> v[K];
     const State slice_state =
         load_and_reduce_held<Op, N, K, kEdge>(row_io, v, edge, first, blockDim.x, held.end, phase, row_cols);
-    const State mine = block_allreduce(slice_state, CombineOf<Op>{}, Op::identity(), slots);
-    const auto fin = Op::finalize(cluster_allreduce<Op>(mine, size, &cta_state, &row_state));
+    const State mine = block_allreduce(slice_state, CombineOf<Op>{}, Op::identity(), slots[kPush ? count & 1 : 0]);
+    const auto fin = Op::finalize(kPush ? cluster_exchange<Op>(mine, size, rank, pushed, count)
+                                        : cluster_allreduce<Op>(mine, size, &cta_state, &row_state));
     map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge, true>(row_io, v, fin, first, blockDim.x,
                                                                             held.end, phase, row_cols);
     if constexpr (kEdge) map_and_store_edge_again<Op, Op, N>(row_io, fin, edge, blockDim.x, row_cols);
     if (rank == 0 && threadIdx.x == 0) Op::emit(io, row, fin);
-    cluster_wait();  // peers have read cta_state; the next row may overwrite it
+    if constexpr (!kPush) cluster_wait();  // peers have read cta_state; the next row may overwrite it
   }
+  if constexpr (kPush) cluster_exchange_done();
 #endif
 }
 
-template <class Op, int N, int K, bool kEdge, class Io>
+// Register cluster slices. kPush: clusters that loop over rows (Plan::clusters_loop) push their states to
+// their peers rather than meet at cluster barriers (primitives/cluster_exchange.cuh).
+template <class Op, int N, int K, bool kEdge, bool kPush, class Io>
 __global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kClusterMinBlocksPerSm<Op, N, K, Io>)
     cluster_rows_kernel(Io io, int64_t rows, int64_t cols) {
-  cluster_rows<Op, N, K, kEdge>(io, rows, cols);
+  cluster_rows<Op, N, K, kEdge, kPush>(io, rows, cols);
 }
 
+// Dense slices take a cluster a row (dispatch/block_plan.cuh: dense_cluster_slices).
 template <class Op, int N, int K, bool kEdge, class Io>
 __global__ void __launch_bounds__(kDenseSliceThreads, kDenseSliceCtasPerSm)
     cluster_rows_dense_kernel(Io io, int64_t rows, int64_t cols) {
-  cluster_rows<Op, N, K, kEdge>(io, rows, cols);
+  cluster_rows<Op, N, K, kEdge, false>(io, rows, cols);
 }
 
 }  // namespace rowwise

@@ -29,6 +29,9 @@ template <class A> __device__ inline MaxSum<A> shfl_xor(MaxSum<A> v, int lane_ma
 template <class A> __device__ inline MaxSum<A> shfl_down(MaxSum<A> v, int delta, int width) {
   return {shfl_down(v.m, delta, width), shfl_down(v.s, delta, width)};
 }
+template <class A> __device__ inline MaxSum<A> shfl_from(MaxSum<A> v, int src_lane) {
+  return {shfl_from(v.m, src_lane), shfl_from(v.s, src_lane)};
+}
 
 // All-reduce of MaxSum states (the generic one, specialized): the maximum by one butterfly, then each
 // lane rescales its own sum once and a second butterfly adds them. The result of combining state by
