@@ -8,11 +8,10 @@
 #   long-row sweep and its peers: long.json, torch_peer_long.json, cudnn_peer_long.json).
 #   ROWWISE_PEER=0 skips the peers. On a device with a 10-minute limit, run tests and bench apart, and
 #   the bench in parts (e.g. bench --ops softmax,log_softmax --cols 128,1000,4096).
-#   Measured on an H200 with 16 cores: the first build ~2.5 minutes, the C++ tests ~3 (434 tests, one
-#   process a core; they queue for the GPU one context at a time), the Python package's build by pip and
-#   tests ~3, of which the tests took 22 s: `tests` fits a 10-minute call. The Python module is now built
-#   with the C++ build and the tests take its librowwise, which should save most of the pip build (not
-#   yet measured).
+#   Measured on an H200 with 16 cores: `tests` 6.2 minutes in all (the build with the Python module ~2.5,
+#   the C++ tests ~3: 436 tests, one process a core, queued for the GPU one context at a time; the Python
+#   tests 28 s on this build's librowwise, staged by `cmake --install`, no wheel built): it fits a
+#   10-minute call.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
