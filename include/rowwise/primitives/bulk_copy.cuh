@@ -38,16 +38,25 @@ __device__ inline void mbarrier_arrive_expect_bytes(uint64_t* bar, unsigned byte
 #endif
 }
 
-// Waits until the phase of `bar` of parity `parity` has completed.
-__device__ inline void mbarrier_wait(uint64_t* bar, unsigned parity) {
+// Waits until the phase of `bar` of parity `parity` has completed. kCluster: acquires at cluster scope,
+// so that what peers of the cluster stored into this CTA's shared memory (st.async) is seen.
+template <bool kCluster = false> __device__ inline void mbarrier_wait(uint64_t* bar, unsigned parity) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   unsigned done = 0;
   while (!done) {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(shared_address(bar)), "r"(parity)
-        : "memory");
+    if constexpr (kCluster) {
+      asm volatile(
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+          : "=r"(done)
+          : "r"(shared_address(bar)), "r"(parity)
+          : "memory");
+    } else {
+      asm volatile(
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+          : "=r"(done)
+          : "r"(shared_address(bar)), "r"(parity)
+          : "memory");
+    }
   }
 #else
   __trap();

@@ -78,14 +78,7 @@ __device__ inline State cluster_exchange(const State& mine, unsigned size, unsig
                    "r"(words[w]), "r"(bar)
                    : "memory");
   }
-  unsigned done = 0;
-  while (!done) {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(shared_address(&s.bars[set])), "r"(parity)
-        : "memory");
-  }
+  mbarrier_wait<true>(&s.bars[set], parity);
   for (unsigned i = 0; i < size; ++i) all = Op::combine(all, s.slots[set][i]);
 #else
   __trap();
