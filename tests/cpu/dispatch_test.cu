@@ -941,7 +941,7 @@ TEST(Dispatch, ManyRaggedRowsOfOneOperandTakeClusterSlicesInSharedMemory) {
   EXPECT_FALSE(choose_plan(aligned_shape(524288, 4, 4), kHopper, Strategy::kClusterSmem, &plan));  // 2 MB
 }
 
-// Register cluster slices of at least as many rows as SMs take a grid of the clusters held at once on
+// Register cluster slices of more rows than the clusters held at once take a grid of those clusters on
 // the H200, looping over rows; fewer rows, rows whose edge rank 0 takes (ragged 16-bit gradients), 16-bit
 // softmax rows and the H100 a cluster a row.
 TEST(Dispatch, ManyRowsLoopTheirRegisterClustersOverRows) {
@@ -955,8 +955,9 @@ TEST(Dispatch, ManyRowsLoopTheirRegisterClustersOverRows) {
   EXPECT_TRUE(loops(gradient));
   EXPECT_TRUE(choose(gradient, Strategy::kCluster).clusters_loop);
   EXPECT_FALSE(loops(gradient, kH100));
-  EXPECT_TRUE(loops(aligned_gradient_shape(131072, kHopper.sm_count)));  // as many rows as SMs
-  EXPECT_FALSE(loops(aligned_gradient_shape(131072, kHopper.sm_count - 1)));
+  // Slices of 256 threads at 64 registers: 4 CTAs an SM, 33 clusters of 16 held at once.
+  EXPECT_TRUE(loops(aligned_gradient_shape(131072, 34)));
+  EXPECT_FALSE(loops(aligned_gradient_shape(131072, 33)));
   RowShape ragged = gradient_shape(200003);
   ragged.rows = 2685;
   EXPECT_FALSE(loops(ragged));
@@ -997,7 +998,7 @@ TEST(Dispatch, Many16BitGradientRowsOnClustersTakeDenseSlices) {
   EXPECT_FALSE(dense(ragged));
   ragged.rows = 17;
   EXPECT_TRUE(dense(ragged));
-  EXPECT_TRUE(dense(aligned_gradient_shape(131072, 100)));  // 512 KB, slices of 256 threads, fewer rows than SMs
+  EXPECT_TRUE(dense(aligned_gradient_shape(131072, 30)));  // 512 KB, slices of 256 threads, not looping
   EXPECT_FALSE(dense(aligned_gradient_shape(262144, 100)));  // 1 MB: slices of 512 threads
   const RowShape looping = aligned_gradient_shape(131072, 1024);
   EXPECT_TRUE(choose(looping).clusters_loop);

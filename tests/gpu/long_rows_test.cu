@@ -134,39 +134,39 @@ TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {
 INSTANTIATE_TEST_SUITE_P(Dtypes, ManyLongRows, ::testing::Values(Dtype::kF32, Dtype::kF64, Dtype::kF16, Dtype::kBF16),
                          [](const ::testing::TestParamInfo<Dtype>& info) { return std::string(dtype_name(info.param)); });
 
-// Rows on register cluster slices, one more than SMs: where memory outpaces the SMs (an H200) a grid of
-// the clusters held at once loops over them, pushing its states (dispatch/block_plan.cuh:
-// clusters_loop_over_rows; not 16-bit softmax), elsewhere a cluster takes each. Every op family; 512 KB
-// rows of whole packs (16-bit one-operand rows: 1 MB), strided rows of the packs' phase, out of place and
-// in place; fp32 gradients of partial packs too, and 16-bit ones over dy.
+// Rows on register cluster slices, 40 (more than the clusters held at once, most clusters taking one) and
+// one more than SMs: where memory outpaces the SMs (an H200) a grid of the clusters held at once loops
+// over them, pushing its states (dispatch/block_plan.cuh: clusters_loop_over_rows; not 16-bit softmax),
+// elsewhere a cluster takes each. Every op family; 512 KB rows of whole packs (16-bit one-operand rows:
+// 1 MB), strided rows of the packs' phase, out of place and in place; fp32 gradients of partial packs too,
+// and 16-bit ones over dy.
 class ManyRowsOnLoopingClusters : public ::testing::TestWithParam<Dtype> {};
 
 TEST_P(ManyRowsOnLoopingClusters, EveryOpMatchesFloat64Reference) {
   RW_REQUIRE_GPU();
   rowwise::DeviceInfo dev;
   ASSERT_EQ(rowwise::current_device_info(&dev), cudaSuccess);
-  const int64_t rows = int64_t{dev.sm_count} + 1;
-  visit_dtype(GetParam(), [&](auto tag) {
+  for (const int64_t rows : {int64_t{40}, int64_t{dev.sm_count} + 1}) visit_dtype(GetParam(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const int64_t cols = sizeof(T) == 4 ? 131080 : 262152;
-    uint64_t seed = 31;
+    uint64_t seed = 31 + static_cast<uint64_t>(rows);
     for (const char* name : {"contiguous", "strided-same-phase", "in-place"}) {
       const Layout& layout = forward_layout(name);
       for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {
         const CaseReport r = check_forward_case<T>(op, rows, cols, Values::kSpecialRows, layout, {}, ++seed);
-        EXPECT_TRUE(r.ok()) << op_name(op) << " " << name << ": " << r.summary();
+        EXPECT_TRUE(r.ok()) << rows << " rows, " << op_name(op) << " " << name << ": " << r.summary();
       }
       const CaseReport absmax = check_absmax_case<T, T>(rows, cols, Values::kSpecialRows, layout, true, {}, ++seed);
-      EXPECT_TRUE(absmax.ok()) << "absmax_scale " << name << ": " << absmax.summary();
+      EXPECT_TRUE(absmax.ok()) << rows << " rows, absmax_scale " << name << ": " << absmax.summary();
     }
     const CaseReport int8 = check_absmax_case<T, int8_t>(rows, cols, Values::kSpecialRows, forward_layout("contiguous"), true, {}, ++seed);
-    EXPECT_TRUE(int8.ok()) << "absmax_int8: " << int8.summary();
+    EXPECT_TRUE(int8.ok()) << rows << " rows, absmax_int8: " << int8.summary();
     const int64_t grad_cols = sizeof(T) == 4 ? 100003 : 131080;  // fp32: partial packs
     for (const Layout& layout : backward_layouts()) {
       if (std::string(layout.name) != "contiguous" && std::string(layout.name) != "dx-over-dy") continue;
       for (GradOp op : {GradOp::kSoftmaxBackward, GradOp::kLogSoftmaxBackward}) {
         const CaseReport r = check_backward_case<T>(op, rows, grad_cols, Values::kSpecialRows, layout, {}, ++seed);
-        EXPECT_TRUE(r.ok()) << grad_op_name(op) << " " << layout.name << ": " << r.summary();
+        EXPECT_TRUE(r.ok()) << rows << " rows, " << grad_op_name(op) << " " << layout.name << ": " << r.summary();
       }
     }
   });

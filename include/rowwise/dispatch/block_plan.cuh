@@ -53,22 +53,27 @@ inline constexpr int64_t kClusterGrowSliceBytes = 32768;
 // Few long rows spread over bigger clusters while the GPU has SMs to spare, down to slices this small.
 inline constexpr int64_t kMinClusterSliceBytes = 4096;
 
-// Register cluster slices of at least as many rows as SMs run on a grid of the clusters the device holds
-// at once, each looping over rows and pushing its states to its peers (kernels/cluster_rows.cuh), where
+// Register cluster slices of more rows than the clusters the device holds at once run on a grid of those
+// clusters, each looping over rows and pushing its states to its peers (kernels/cluster_rows.cuh), where
 // memory outpaces the SMs; fewer rows, rows whose edge rank 0 takes (ragged 16-bit gradients) and 16-bit
-// softmax rows take a cluster a row, which the hardware starts as one drains. H200, 256 MiB, two rounds,
-// % of copy: fp32 softmax / log_softmax of 80000-262144 columns +2.7 to +6.1 (to 84-88; 131080 and
-// 200000 -0.2 to +2.7), gradients of 65536-262144 +2.3 to +12.8 (to 87-97; 16-bit 80000, dense slices
-// before: -0.5 / -1.9), absmax_scale +2.5 to +6.9, int8 outputs +4.5 to +13.2, 16-bit log_softmax +2.0
-// to +5.3 (300000 / 400000: -1.2 / -1.3); 132 and 160 rows alike (fp32 softmax of 200000
-// -1.9 / -2.7). 16-bit softmax lost 1.4 to 4.2 at 160000-400000 (slices of 160-416 threads), gained 1.1 /
-// 1.6 at 262144 / 524288 (fp16): it keeps a cluster a row. From 32-100 rows, looping ranged -5.5 to +7.3
-// (clusters that are not queued push without looping: a loss). The earlier rule (16-bit gradients of over
-// 512 KB, looping at cluster barriers) is gone with the barriers (docs/perf.md "Clusters that loop over
-// rows, their states pushed").
+// softmax rows take a cluster a row, which the hardware starts as one drains. The clusters held are
+// estimated from the slice's register budget (SMs x resident CTAs / cluster size; the launch sizes the
+// grid from the occupancy API). H200, 256 MiB, two rounds, % of copy, from as many rows as SMs: fp32
+// softmax / log_softmax of 80000-262144 columns +2.7 to +6.1 (to 84-88; 131080 and 200000 -0.2 to
+// +2.7), gradients of 65536-262144 +2.3 to +12.8 (to 87-97), absmax_scale +2.5 to +6.9, int8 outputs
+// +4.5 to +13.2, 16-bit log_softmax +2.0 to +5.3 (300000 / 400000: -1.2 / -1.3). 16-bit softmax lost
+// 1.4 to 4.2 at 160000-400000 (slices of 160-416 threads): it keeps a cluster a row. 32-100 rows (more
+// than held, fewer than SMs), fp32 / bf16 of 65536-262144 columns: +1.8 on average, to +9.0, none lost
+// but at 200000 (slices of 416 threads: fp32 softmax, log_softmax, absmax_scale and bf16 gradients -1.2
+// to -4.1, as fp32 softmax of 200000 at 132 / 160 rows, -1.9 / -2.7). Clusters that are not queued
+// would push without looping: -5.5 at 32 rows. docs/perf.md "Clusters that loop over rows, their states
+// pushed".
 inline bool clusters_loop_over_rows(const RowShape& shape, const DeviceInfo& dev, const Plan& plan) {
   const bool softmax_16bit = shape.map_takes_terms && shape.elem_bytes() == 2;
-  return !plan.edge && !softmax_16bit && shape.rows >= dev.sm_count && memory_outpaces_sms(dev);
+  const int stored = plan.packs_per_thread * shape.pack * shape.value_bytes;
+  const int registers = block_budget(plan.packs_per_thread, stored).registers;
+  const int64_t held = int64_t{dev.sm_count} * resident_blocks(plan.threads, registers) / plan.cluster_size;
+  return !plan.edge && !softmax_16bit && shape.rows > held && memory_outpaces_sms(dev);
 }
 
 // Many 16-bit gradient rows over clusters queued past two CTAs an SM, where memory outpaces the SMs:
