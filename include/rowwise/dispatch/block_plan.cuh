@@ -64,8 +64,8 @@ inline constexpr int64_t kMinClusterSliceBytes = 4096;
 // +4.5 to +13.2, 16-bit log_softmax +2.0 to +5.3 (300000 / 400000: -1.2 / -1.3). 16-bit softmax lost
 // 1.4 to 4.2 at 160000-400000 (slices of 160-416 threads): it keeps a cluster a row. 32-100 rows (more
 // than held, fewer than SMs), fp32 / bf16 of 65536-262144 columns: +1.8 on average, to +9.0, none lost
-// but at 200000 (slices of 416 threads: fp32 softmax, log_softmax, absmax_scale and bf16 gradients -1.2
-// to -4.1, as fp32 softmax of 200000 at 132 / 160 rows, -1.9 / -2.7). Clusters that are not queued
+// but at 200000 (slices of 416 threads: fp32 softmax, log_softmax, absmax_scale and bf16 gradients
+// +0.8 to -4.1, as fp32 softmax of 200000 at 132 / 160 rows, -1.9 / -2.7). Clusters that are not queued
 // would push without looping: -5.5 at 32 rows. docs/perf.md "Clusters that loop over rows, their states
 // pushed".
 inline bool clusters_loop_over_rows(const RowShape& shape, const DeviceInfo& dev, const Plan& plan) {
