@@ -83,7 +83,7 @@ __device__ inline void cluster_rows(Io io, int64_t rows, int64_t cols) {
   // -0.2 / -0.4. The other ops and dtypes lost so, most by 11-29 points (bf16 log_softmax, gradients and
   // abs-max, fp32 abs-max; bf16 log_softmax's slices of 8 packs took 93 registers, 79 before), or gained
   // less than they lost (bf16 softmax_backward -0.9 to +2.9); cluster-a-row slices of bf16 softmax lost
-  // 1.5-3.5 (docs/perf.md "Whole rows on looping clusters").
+  // 1.5-3.5 (docs/perf.md "Whole rows on looping clusters; softmax's exps kept in bf16").
   constexpr bool kWholeRowPath = kPush && kOpExpPerElement<Op> && kPackStoredBytes<N, Io> == 4 * N;
   // Two sets of block slots where no cluster barrier keeps a warp's next row from overwriting a slot that
   // another warp has yet to read.
