@@ -42,10 +42,9 @@ inline int stream_block_threads(const RowShape& shape, int batch) {
 }
 
 // Cluster rows: each CTA holds a block-sized slice (at most kClusterSliceBytes); cluster sizes above 8
-// are Hopper's non-portable ones, checked against the device when launched.
-inline constexpr int kMaxClusterSize = kMaxClusterCtas;
+// (up to kMaxClusterCtas) are Hopper's non-portable ones, checked against the device when launched.
 inline constexpr int64_t kClusterSliceBytes = 65536;
-// Clusters grow (up to kMaxClusterSize) while their slices are larger than this: more, smaller CTAs
+// Clusters grow (up to kMaxClusterCtas) while their slices are larger than this: more, smaller CTAs
 // an SM overlap their phases. H200, 16-64 rows, µs: bf16 softmax_backward 64 x 131072 26.9 -> 22.5,
 // log_softmax 19.2 -> 17.6, 16 x 262144 softmax 13.8 -> 12.8 (slices of 64 KB -> 32 KB).
 inline constexpr int64_t kClusterGrowSliceBytes = 32768;
@@ -176,12 +175,12 @@ inline bool plan_block(const RowShape& shape, const DeviceInfo& dev, Plan* plan)
 inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
   if (dev.cc_major < 9) return false;
   const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
-  for (int c = 2; c <= kMaxClusterSize; c *= 2) {
+  for (int c = 2; c <= kMaxClusterCtas; c *= 2) {
     int64_t slice = (shape.max_packs + c - 1) / c;
     if (slice * pack_bytes > kClusterSliceBytes || !plan_block_slice(slice, shape, false, false, plan)) continue;
     // The smallest cluster that holds the row, grown while its slices are large or few rows leave
     // SMs idle.
-    while (c < kMaxClusterSize &&
+    while (c < kMaxClusterCtas &&
            (slice * pack_bytes > kClusterGrowSliceBytes ||
             (shape.rows * c * 2 <= dev.sm_count &&
              (shape.max_packs + 2 * c - 1) / (2 * c) * pack_bytes >= kMinClusterSliceBytes))) {
@@ -207,7 +206,7 @@ inline bool plan_cluster_smem(const RowShape& shape, const DeviceInfo& dev, Plan
   if (dev.cc_major < 9) return false;
   const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
   const int64_t fits = smem_per_block(dev, kClusterSmemCtasPerSm, kStaticSmemReserve);
-  for (int c = 2; c <= kMaxClusterSize; c *= 2) {
+  for (int c = 2; c <= kMaxClusterCtas; c *= 2) {
     const int64_t slice = (shape.max_packs + c - 1) / c * pack_bytes;
     if (slice > fits) continue;
     plan->cluster_size = c;

@@ -79,7 +79,7 @@ inline constexpr int64_t kWarpFp32RowBytes = 1872;
 // 86.6 / 84.1, bf16 int8 outputs 524288 69.7 / 64.5 -> 75.5 / 70.8; bf16 softmax / log_softmax 524288 -1.7
 // / -2.3 at 1 GiB but +0.7 / +1.6 at 256 MiB, ragged bf16 gradients of 200003 columns (800 KB) -4.1 /
 // -2.0 (docs/perf.md "Clusters scheduled load-balancing").
-inline constexpr int64_t kManyRowsClusterBytes = kMaxClusterSize * kClusterSliceBytes;  // all a cluster holds: 1 MB
+inline constexpr int64_t kManyRowsClusterBytes = kMaxClusterCtas * kClusterSliceBytes;  // all a cluster holds: 1 MB
 
 // Rows holding more than this on chip go to two_launch rather than split: split's CTAs hold ~28 MB
 // (4 an SM, H100 and H200) and stream the rest of a row twice anyway, each CTA a slice of its own.
