@@ -850,8 +850,8 @@ TEST(Dispatch, StreamedSoftmaxRowsTakeBulkCopiesWhereMemoryOutpacesTheSms) {
 }
 
 // Many rows too long for block_smem: clusters of 16 CTAs while the row holds at most 1 MB on chip
-// (Hopper; slices of 32 KB up to 512 KB rows, then of up to 64 KB); split beyond that, for doubles and
-// without clusters.
+// (Hopper; slices of 32 KB up to 512 KB rows, then of up to 64 KB); split beyond that (but tail slices on
+// the H200: next test), for doubles and without clusters.
 TEST(Dispatch, ManyRowsUpTo1MBOverClusters) {
   const Plan just_past_smem = choose(aligned_shape(77144, 4, 4));
   EXPECT_EQ(just_past_smem.strategy, Strategy::kCluster);
@@ -868,7 +868,7 @@ TEST(Dispatch, ManyRowsUpTo1MBOverClusters) {
   EXPECT_EQ(choose(aligned_shape(524288, 2, 8)).strategy, Strategy::kCluster);
   // 800 KB; ragged rows of one operand take shared-memory slices on the H200 (next test)
   EXPECT_EQ(choose(ragged_shape(200003, 4, 4), Strategy::kAuto, kH100).strategy, Strategy::kCluster);
-  EXPECT_EQ(choose(aligned_shape(262148, 4, 4)).strategy, Strategy::kSplit);   // past 1 MB
+  EXPECT_EQ(choose(aligned_shape(262148, 4, 4), Strategy::kAuto, kH100).strategy, Strategy::kSplit);  // past 1 MB
   EXPECT_EQ(choose(aligned_shape(65536, 8, 2)).strategy, Strategy::kSplit);    // doubles: not measured
   EXPECT_EQ(choose(aligned_shape(131072, 4, 4), Strategy::kAuto, kAmpere).strategy, Strategy::kSplit);
   RowShape gradient = aligned_shape(65536, 4, 4);  // fp32 y and dy: 512 KB on chip
@@ -880,7 +880,43 @@ TEST(Dispatch, ManyRowsUpTo1MBOverClusters) {
   EXPECT_EQ(choose(gradient).strategy, Strategy::kCluster);
   gradient.cols = 131076;  // past 1 MB
   gradient.max_packs = 32769;
-  EXPECT_EQ(choose(gradient).strategy, Strategy::kSplit);
+  EXPECT_EQ(choose(gradient, Strategy::kAuto, kH100).strategy, Strategy::kSplit);
+}
+
+// Many rows of 1-2 MB on chip where memory outpaces the SMs: clusters of 16 tail slices (512 threads of
+// 128 bytes, the rest of the slice in shared memory), looping over rows, for 4-byte elements and the
+// gradients; 16-bit rows of one operand, gradient rows whose edge rank 0 takes, fewer rows than SMs,
+// doubles, rows past 2 MB and the H100 go to split.
+TEST(Dispatch, ManyRowsOf1To2MBTakeTailSlicesWhereMemoryOutpacesTheSms) {
+  const auto gradient = [](int64_t cols, int elem_bytes, int64_t rows) {
+    RowShape s = cols % (16 / elem_bytes) == 0 ? aligned_shape(cols, elem_bytes, 16 / elem_bytes, rows)
+                                               : ragged_shape(cols, elem_bytes, 16 / elem_bytes);
+    s.rows = rows;
+    s.value_bytes = 2 * elem_bytes;
+    s.inputs = 2;
+    return s;
+  };
+  const Plan fp32 = choose(gradient(200000, 4, 335));  // 1.6 MB: 3125 packs a CTA, 2048 in registers
+  EXPECT_EQ(fp32.strategy, Strategy::kCluster);
+  EXPECT_TRUE(fp32.tail_slices);
+  EXPECT_TRUE(fp32.clusters_loop);
+  EXPECT_EQ(fp32.cluster_size, 16);
+  EXPECT_EQ(fp32.threads, 512);
+  EXPECT_EQ(fp32.packs_per_thread, 4);
+  EXPECT_EQ(fp32.smem_bytes, (3125 - 2048) * 32);
+  EXPECT_EQ(choose(gradient(262144, 4, 256)).smem_bytes, 65536);  // 2 MB
+  EXPECT_EQ(choose(gradient(262148, 4, 256)).strategy, Strategy::kSplit);  // past 2 MB
+  EXPECT_TRUE(choose(gradient(200003, 4, 335)).tail_slices);  // partial packs
+  EXPECT_TRUE(choose(gradient(400000, 2, 336)).tail_slices);  // bf16
+  EXPECT_EQ(choose(gradient(400003, 2, 336)).strategy, Strategy::kSplit);  // rank 0 would take the edge
+  EXPECT_EQ(choose(gradient(200000, 4, 100)).strategy, Strategy::kSplit);  // fewer rows than SMs
+  EXPECT_EQ(choose(gradient(200000, 4, 335), Strategy::kAuto, kH100).strategy, Strategy::kSplit);
+  EXPECT_EQ(choose(gradient(100000, 8, 335)).strategy, Strategy::kSplit);  // doubles
+  const Plan forward = choose(aligned_shape(400000, 4, 4));  // fp32 x: 6250 packs a CTA, 4096 in registers
+  EXPECT_TRUE(forward.tail_slices);
+  EXPECT_EQ(forward.packs_per_thread, 8);
+  EXPECT_EQ(forward.smem_bytes, (6250 - 4096) * 16);
+  EXPECT_EQ(choose(aligned_shape(600000, 2, 8)).strategy, Strategy::kSplit);  // bf16 x
 }
 
 // Gradient rows of 16-bit values with partial packs give the edge to a cluster's first threads too; rows
@@ -920,7 +956,7 @@ TEST(Dispatch, ManyRaggedRowsOfOneOperandTakeClusterSlicesInSharedMemory) {
   EXPECT_EQ(bf16.cluster_size, 4);
   EXPECT_EQ(choose(ragged_shape(100003, 4, 4)).cluster_size, 4);
   EXPECT_EQ(choose(ragged_shape(262139, 4, 4)).cluster_size, 16);  // 1 MB: slices of 64 KB
-  EXPECT_EQ(choose(ragged_shape(262143, 4, 4)).strategy, Strategy::kSplit);  // past 1 MB
+  EXPECT_TRUE(choose(ragged_shape(262143, 4, 4)).tail_slices);  // past 1 MB: register slices and their tails
   EXPECT_EQ(choose(ragged_shape(131073, 2, 8)).strategy, Strategy::kBlockSmem);  // block_smem streams a little
   EXPECT_EQ(choose(ragged_shape(98297, 4, 4)).strategy, Strategy::kCluster);       // below 384 KB
   EXPECT_EQ(choose(ragged_shape(98301, 4, 4)).strategy, Strategy::kClusterSmem);  // 384 KB

@@ -2,7 +2,8 @@
 // block_smem's rows longer than its buffer, the rest streamed) and whole-tensor softmax: 36001 to 2.5M
 // columns in 1-8 rows, every op family and dtype, forced and through dispatch; 160 rows of ~400 KB
 // through dispatch;
-// rows on register clusters, one more than SMs (clusters that loop over rows), in every op family;
+// rows on register clusters, one more than SMs (clusters that loop over rows), in every op family; as many
+// rows of 1-2 MB (tail slices on an H200);
 // tensor_softmax and tensor_log_softmax on odd n with both workspace kinds, including sizes past what
 // the GPU holds, and one row of more than 2^31 elements.
 #include <gtest/gtest.h>
@@ -174,6 +175,39 @@ TEST_P(ManyRowsOnLoopingClusters, EveryOpMatchesFloat64Reference) {
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, ManyRowsOnLoopingClusters, ::testing::Values(Dtype::kF32, Dtype::kF16, Dtype::kBF16),
                          [](const ::testing::TestParamInfo<Dtype>& info) { return std::string(dtype_name(info.param)); });
+
+// One more row than SMs of 1-2 MB on chip: where memory outpaces the SMs (an H200) clusters of tail
+// slices, their last packs in shared memory (dispatch/block_plan.cuh: plan_tail_cluster), elsewhere split.
+// fp32 rows of one operand (1.2 MB, partial packs: strided and in place too), fp32 gradients of 2 MB (the
+// tails fill 64 KB) and 1.6 MB with partial packs, over dy too, and bf16 gradients of 1.6 MB.
+TEST(ManyRowsOnTailSlices, EveryOpMatchesFloat64Reference) {
+  RW_REQUIRE_GPU();
+  rowwise::DeviceInfo dev;
+  ASSERT_EQ(rowwise::current_device_info(&dev), cudaSuccess);
+  const int64_t rows = int64_t{dev.sm_count} + 1;
+  uint64_t seed = 71;
+  for (const char* name : {"contiguous", "strided-same-phase", "in-place"}) {
+    for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {
+      const CaseReport r = check_forward_case<float>(op, rows, 300001, Values::kSpecialRows, forward_layout(name), {}, ++seed);
+      EXPECT_TRUE(r.ok()) << op_name(op) << " " << name << ": " << r.summary();
+    }
+  }
+  const CaseReport absmax = check_absmax_case<float, float>(rows, 300001, Values::kSpecialRows, forward_layout("contiguous"), true, {}, ++seed);
+  EXPECT_TRUE(absmax.ok()) << "absmax_scale: " << absmax.summary();
+  const CaseReport int8 = check_absmax_case<float, int8_t>(rows, 300001, Values::kSpecialRows, forward_layout("contiguous"), true, {}, ++seed);
+  EXPECT_TRUE(int8.ok()) << "absmax_int8: " << int8.summary();
+  for (const Layout& layout : backward_layouts()) {
+    if (std::string(layout.name) != "contiguous" && std::string(layout.name) != "dx-over-dy") continue;
+    for (GradOp op : {GradOp::kSoftmaxBackward, GradOp::kLogSoftmaxBackward}) {
+      for (int64_t cols : {262144, 200003}) {
+        const CaseReport r = check_backward_case<float>(op, rows, cols, Values::kSpecialRows, layout, {}, ++seed);
+        EXPECT_TRUE(r.ok()) << grad_op_name(op) << " fp32 " << cols << " " << layout.name << ": " << r.summary();
+      }
+      const CaseReport bf16 = check_backward_case<__nv_bfloat16>(op, rows, 400000, Values::kSpecialRows, layout, {}, ++seed);
+      EXPECT_TRUE(bf16.ok()) << grad_op_name(op) << " bf16 " << layout.name << ": " << bf16.summary();
+    }
+  }
+}
 
 // Odd sizes: tiny, one cluster's worth, past the on-chip capacity of an H200 (~30 MB) in every dtype,
 // and past 128 MB of fp32 and fp64 (two_launch; its kernels in every dtype: LongRows).

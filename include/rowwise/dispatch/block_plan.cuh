@@ -171,6 +171,37 @@ inline bool plan_block(const RowShape& shape, const DeviceInfo& dev, Plan* plan)
                           true, memory_outpaces_sms(dev), plan);
 }
 
+// Many rows of 1-2 MB on chip, where memory outpaces the SMs: clusters of 16 tail slices
+// (kernels/cluster_rows.cuh), kStoredBytesPerThread a thread in 512 threads and the rest of the slice in
+// shared memory, two CTAs an SM; so many rows are more than the clusters held at once (16), which loop
+// over them. Rows of 4-byte elements and the gradients, not those whose edge rank 0 takes. H200, 256 MiB,
+// split -> tail slices, two rounds, % of copy: fp32 softmax_backward of 160000 / 200000 / 262144 columns
+// 83.9 / 83.4 / 80.4 -> 91.6 / 91.9 / 88.6, log_softmax_backward 82.2 / 82.7 / 79.9 -> 92.3 / 92.4 / 89.7,
+// bf16 gradients of 400000 +11.5 to +14.3 (to 91-92), fp32 softmax / log_softmax of 400000 +11.0 to +12.2
+// (to 83), absmax_scale +5.2, int8 outputs +15.4. 16-bit rows of one operand lost: bf16 softmax of 400000
+// 65.3 -> 41.3, log_softmax -2.4 (docs/perf.md "Tail slices: rows of 1-2 MB on clusters"). Clusters of
+// 1024-thread CTAs, one an SM, holding the same rows in registers lost 3-18 (fp32 gradients of 200000:
+// 81.0 -> 64.9).
+inline bool plan_tail_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
+  const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
+  const bool four_byte_or_gradient = shape.elem_bytes() == 4 || shape.inputs == 2;
+  if (dev.cc_major < 9 || kStoredBytesPerThread % pack_bytes != 0 || shape.value_bytes / shape.inputs > 4 ||
+      !four_byte_or_gradient || shape.rows < dev.sm_count || !memory_outpaces_sms(dev) || cluster_rows_take_edge(shape))
+    return false;
+  const int k = static_cast<int>(kStoredBytesPerThread / pack_bytes);
+  const int threads = block_max_threads(kStoredBytesPerThread);
+  const int64_t slice = (shape.max_packs + kMaxClusterCtas - 1) / kMaxClusterCtas;
+  const int64_t tail_bytes = (slice - int64_t{threads} * k) * pack_bytes;
+  if (tail_bytes <= 0 || tail_bytes > smem_per_block(dev, kTailSliceCtasPerSm, kStaticSmemReserve)) return false;
+  plan->packs_per_thread = k;
+  plan->threads = threads;
+  plan->cluster_size = kMaxClusterCtas;
+  plan->tail_slices = true;
+  plan->smem_bytes = tail_bytes;
+  plan->clusters_loop = true;
+  return true;
+}
+
 // Cluster rows: a block slice a CTA.
 inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
   if (dev.cc_major < 9) return false;
@@ -194,7 +225,7 @@ inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* pla
     plan->dense_slices = dense_cluster_slices(shape, dev, *plan);
     return true;
   }
-  return false;
+  return plan_tail_cluster(shape, dev, plan);
 }
 
 // cluster_smem rows: the smallest cluster (2-16 CTAs, a power of two) whose slices leave

@@ -360,12 +360,17 @@ cudaError_t launch_clusters(Kernel kernel, const Io& io, const RowShape& shape, 
   return cudaLaunchKernelEx(config.get(), kernel, io, shape.rows, shape.cols);
 }
 
-// Register cluster slices: clusters that loop over rows push their states (no plan that takes the edge
-// loops); the dense kernel where the plan asks for it and it is built (kDenseClusterSlices: other Ios take
-// the unbounded one).
+// Register cluster slices: tail slices where the plan asks for them (they loop); clusters that loop over
+// rows push their states (no plan that takes the edge loops); the dense kernel where the plan asks for it
+// and it is built (kDenseClusterSlices: other Ios take the unbounded one).
 template <class Op, int N, int K, bool kEdge, class Io>
 cudaError_t launch_cluster_rows(const Io& io, const RowShape& shape, const Plan& plan, cudaStream_t stream,
                                 void* workspace) {
+  if constexpr (!kEdge && kTailClusterSlices<Op, N, K, Io>) {
+    if (plan.tail_slices)
+      return launch_clusters<Op, N>(cluster_rows_tail_kernel<Op, N, K, Io>, io, shape, plan, plan.smem_bytes, stream,
+                                    workspace);
+  }
   if constexpr (!kEdge) {
     if (plan.clusters_loop)
       return launch_clusters<Op, N>(cluster_rows_kernel<Op, N, K, false, true, Io>, io, shape, plan, 0, stream, workspace);

@@ -89,6 +89,7 @@ struct Plan {
   int cluster_size = 0;     // cluster, cluster_smem: CTAs per row
   bool clusters_loop = false;  // cluster: a grid of the clusters held at once, each looping over rows
   bool dense_slices = false;   // cluster: 16-bit gradient slices bounded to 3 CTAs an SM (kDenseSlicePacks)
+  bool tail_slices = false;    // cluster: slices go on in smem_bytes of shared memory (plan_tail_cluster)
   int rows_per_tile = 0;    // tile: rows a block stages at once
   int pair_split = 0;       // tile, rows a pair of threads each (width 2): where the odd lane's part starts
   bool out_in_input_plane = false;  // tile: the output staged in the last input's plane, over it

@@ -80,6 +80,10 @@ inline constexpr int64_t kWarpFp32RowBytes = 1872;
 // / -2.3 at 1 GiB but +0.7 / +1.6 at 256 MiB, ragged bf16 gradients of 200003 columns (800 KB) -4.1 /
 // -2.0 (docs/perf.md "Clusters scheduled load-balancing").
 inline constexpr int64_t kManyRowsClusterBytes = kMaxClusterCtas * kClusterSliceBytes;  // all a cluster holds: 1 MB
+// Past that, up to 2 MB, many rows of 4-byte elements and the gradients take tail slices where memory
+// outpaces the SMs (their registers' 1 MB and up to 1 MB more in shared memory; block_plan.cuh:
+// plan_tail_cluster); the others go on to split. Measured to 2 MB (fp32 gradients of 262144 columns).
+inline constexpr int64_t kManyRowsTailClusterBytes = 2 * kManyRowsClusterBytes;
 
 // Rows holding more than this on chip go to two_launch rather than split: split's CTAs hold ~28 MB
 // (4 an SM, H100 and H200) and stream the rest of a row twice anyway, each CTA a slice of its own.
@@ -166,8 +170,9 @@ inline constexpr StrategyRule kStrategyRules[] = {
     {Strategy::kClusterSmem, kManyRowsClusterBytes, false, 1, RowEnds::kRagged, kUnbounded, 4, kAnyValue, 0,
      kClusterSmemRow,
      "docs/perf.md#dispatch: many ragged rows of one operand of 384 KB-1 MB, cluster slices in shared memory (H200)"},
-    {Strategy::kCluster, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, kAnyRow,
-     "docs/perf.md#dispatch: many rows of up to 1 MB over clusters of 16 CTAs (not doubles)"},
+    {Strategy::kCluster, kManyRowsTailClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, kAnyRow,
+     "docs/perf.md#dispatch: many rows of up to 1 MB over clusters of 16 CTAs (not doubles); up to 2 MB with tail "
+     "slices (4-byte elements and gradients, H200)"},
     {Strategy::kSplit, kTwoLaunchRowBytes, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: rows longer than one SM holds"},
     {Strategy::kTwoLaunch, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,

@@ -2,13 +2,17 @@
 // holding its slice in registers as the `block` strategy does (blockDim.x threads, K packs each). Each
 // CTA reduces its slice, publishes the state in shared memory, and every CTA merges the C states
 // through distributed shared memory: the row is read once and written once, whatever its length up
-// to C * blockDim.x * K packs, and a few long rows still spread over C SMs each.
+// to C * blockDim.x * K packs (more with tail slices, below), and a few long rows still spread over C SMs
+// each.
 #pragma once
 #include <cooperative_groups.h>
 
+#include "../primitives/async_copy.cuh"
 #include "../primitives/block_reduce.cuh"
 #include "../primitives/cluster_exchange.cuh"
 #include "block_rows.cuh"
+#include "block_smem_rows.cuh"
+#include "planar_packs.cuh"
 #include "row_common.cuh"
 
 namespace rowwise {
@@ -62,8 +66,9 @@ inline constexpr int kMaxClusterCtas = 16;
 
 // kEdge: the first threads of rank 0 take the row's edge and the cluster holds its whole packs only, as
 // block rows do (dispatch/block_plan.cuh: cluster_rows_take_edge). kPush: the row's states merge by
-// cluster_exchange, else at cluster barriers (cluster_allreduce).
-template <class Op, int N, int K, bool kEdge, bool kPush, class Io>
+// cluster_exchange, else at cluster barriers (cluster_allreduce). kTail: each CTA's slice goes on past its
+// threads' K packs in dynamic shared memory (tail slices, below).
+template <class Op, int N, int K, bool kEdge, bool kPush, class Io, bool kTail = false>
 __device__ inline void cluster_rows(Io io, int64_t rows, int64_t cols) {
   wait_for_prior_grid();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -92,11 +97,28 @@ __device__ inline void cluster_rows(Io io, int64_t rows, int64_t cols) {
   __shared__ State row_state;
   __shared__ ClusterStates<State, kMaxClusterCtas> pushed;
   if constexpr (kPush) cluster_exchange_init(pushed);
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  const PlanarPacks<Io, N> tail{reinterpret_cast<typename PlanarPacks<Io, N>::Part*>(smem_bytes),
+                                kTail ? static_cast<int>(dynamic_smem_bytes() / sizeof(PackedOf<RowIo, N>)) : 0};
   unsigned count = 0;  // rows this cluster has taken (only its two low bits matter: it may wrap)
   for (int64_t row = blockIdx.x / size; row < rows; row += gridDim.x / size, ++count) {
     const auto [row_io, phase, packs] = row_span<N>(io, row, row_cols);
     const HeldPacks held = held_packs<N, kEdge>(row_cols, phase, packs);  // the cluster's
-    const int first = held.first + rank * slice_packs + threadIdx.x;      // this thread's first pack
+    const int cta_packs = kTail ? slice_packs + tail.capacity : slice_packs;
+    const int first = held.first + rank * cta_packs + threadIdx.x;  // this thread's first pack
+    // The tail's packs (each thread its own: no barrier) are copied first, in flight beside the loads.
+    // Tail code stays under `if constexpr`: only dead in the other kernels, it changed their registers
+    // (fp32 log_softmax looping slices of 8 packs 64 -> 78, down to -34 points of copy).
+    int tail_held = 0, tail_phase = 0;
+    if constexpr (kTail) {
+      const int tail_first = held.first + rank * cta_packs + slice_packs;
+      tail_held = max(0, min(tail.capacity, packs - tail_first));
+      tail_phase = phase - tail_first * N;
+      for (int q = threadIdx.x; q < tail_held; q += blockDim.x)
+        copy_held_pack<N, Io>(row_io, tail, q, tail_phase, row_cols);
+      commit_async_copies();
+      if (tail_held > 0) copy_edge_packs<Op, N, Io>(row_io, tail, tail_held, tail_phase, row_cols);
+    }
     const RowEdge edge = kEdge && rank == 0 ? row_edge<N>(row_cols, phase) : RowEdge{};
     PackedOf<RowIo, N> v[K];
     const bool whole_row = kWholeRowPath && phase == 0 && row_cols % N == 0;
@@ -108,6 +130,13 @@ __device__ inline void cluster_rows(Io io, int64_t rows, int64_t cols) {
       slice_state =
           load_and_reduce_held<Op, N, K, kEdge>(row_io, v, edge, first, blockDim.x, held.end, phase, row_cols);
     }
+    if constexpr (kTail) {
+      wait_async_copies<0>();
+      for (int q = threadIdx.x; q < tail_held; q += blockDim.x) {
+        PackedOf<RowIo, N> t[1] = {tail.get(q)};
+        slice_state = Op::combine(slice_state, reduce_packs<Op, N, 1, RowIo>(t));
+      }
+    }
     const State mine = block_allreduce(slice_state, CombineOf<Op>{}, Op::identity(), slots[kPush ? count & 1 : 0]);
     const auto fin = Op::finalize(kPush ? cluster_exchange<Op>(mine, size, rank, pushed, count)
                                         : cluster_allreduce<Op>(mine, size, &cta_state, &row_state));
@@ -118,6 +147,10 @@ __device__ inline void cluster_rows(Io io, int64_t rows, int64_t cols) {
       map_and_store_strided_packs<Op, N, K, kOpUnpacksAgain<Op>, kEdge, true>(row_io, v, fin, first, blockDim.x,
                                                                               held.end, phase, row_cols);
     if constexpr (kEdge) map_and_store_edge_again<Op, Op, N>(row_io, fin, edge, blockDim.x, row_cols);
+    if constexpr (kTail) {
+      for (int q = threadIdx.x; q < tail_held; q += blockDim.x)
+        map_and_store_pack<Op, N>(row_io, tail.get(q), fin, q * N - tail_phase, row_cols);
+    }
     if (rank == 0 && threadIdx.x == 0) Op::emit(io, row, fin);
     if constexpr (!kPush) cluster_wait();  // peers have read cta_state; the next row may overwrite it
   }
@@ -138,6 +171,22 @@ template <class Op, int N, int K, bool kEdge, class Io>
 __global__ void __launch_bounds__(kDenseSliceThreads, kDenseSliceCtasPerSm)
     cluster_rows_dense_kernel(Io io, int64_t rows, int64_t cols) {
   cluster_rows<Op, N, K, kEdge, false>(io, rows, cols);
+}
+
+// Tail slices: many rows of 1-2 MB on chip, more than register slices of 16 CTAs hold, on clusters that
+// loop over rows. Each CTA (two an SM, kStoredBytesPerThread a thread) holds its slice's first
+// blockDim.x * K packs in registers and the rest, its tail, in dynamic shared memory, copied by cp.async
+// while the registers' packs load (dispatch/block_plan.cuh: plan_tail_cluster). Built for 4-byte elements
+// and the gradients (16-bit rows of one operand are not planned there).
+template <class Op, int N, int K, class Io>
+inline constexpr bool kTailClusterSlices =
+    kBlockStoredBytes<N, K, Io> == kStoredBytesPerThread && Io::Row::template kAsyncCopy<N> &&
+    sizeof(typename Op::Acc) == 4 && (Io::kInputs == 2 || kStoredElementBytes<typename Io::Row> == 4);
+inline constexpr int kTailSliceCtasPerSm = 2;
+template <class Op, int N, int K, class Io>
+__global__ void __launch_bounds__(kBlockBudgetOf<N, K, Io>.max_threads, kTailSliceCtasPerSm)
+    cluster_rows_tail_kernel(Io io, int64_t rows, int64_t cols) {
+  cluster_rows<Op, N, K, false, true, Io, true>(io, rows, cols);
 }
 
 }  // namespace rowwise
