@@ -943,19 +943,20 @@ TEST(Dispatch, ClusterRowsOf16BitGradientsWithPartialPacksTakeTheEdge) {
 }
 
 // Many ragged rows of one operand of 384 KB to 1 MB hold their cluster slices in shared memory where
-// memory outpaces the SMs, in the smallest cluster whose slices leave two CTAs an SM; shorter rows, int8
-// / fp8 outputs, rows of whole packs, gradients, doubles and the H100 keep register slices.
+// memory outpaces the SMs, in the smallest cluster (of any size) whose slices leave two CTAs an SM;
+// shorter rows, int8 / fp8 outputs, rows of whole packs, gradients, doubles and the H100 keep register
+// slices.
 TEST(Dispatch, ManyRaggedRowsOfOneOperandTakeClusterSlicesInSharedMemory) {
-  const Plan fp32 = choose(ragged_shape(200003, 4, 4));  // 800 KB: 8 slices of 100 KB
+  const Plan fp32 = choose(ragged_shape(200003, 4, 4));  // 800 KB: 7 slices of 112 KB
   EXPECT_EQ(fp32.strategy, Strategy::kClusterSmem);
-  EXPECT_EQ(fp32.cluster_size, 8);
+  EXPECT_EQ(fp32.cluster_size, 7);
   EXPECT_EQ(fp32.threads, 512);
-  EXPECT_EQ(fp32.smem_bytes, (50001 + 7) / 8 * 16);
+  EXPECT_EQ(fp32.smem_bytes, (50002 + 6) / 7 * 16);  // 50002 packs: a phase adds one
   const Plan bf16 = choose(ragged_shape(200003, 2, 8));  // 400 KB: 4 slices of 100 KB
   EXPECT_EQ(bf16.strategy, Strategy::kClusterSmem);
   EXPECT_EQ(bf16.cluster_size, 4);
   EXPECT_EQ(choose(ragged_shape(100003, 4, 4)).cluster_size, 4);
-  EXPECT_EQ(choose(ragged_shape(262139, 4, 4)).cluster_size, 16);  // 1 MB: slices of 64 KB
+  EXPECT_EQ(choose(ragged_shape(262139, 4, 4)).cluster_size, 10);  // 1 MB: slices of 102 KB
   EXPECT_TRUE(choose(ragged_shape(262143, 4, 4)).tail_slices);  // past 1 MB: register slices and their tails
   EXPECT_EQ(choose(ragged_shape(131073, 2, 8)).strategy, Strategy::kBlockSmem);  // block_smem streams a little
   EXPECT_EQ(choose(ragged_shape(98297, 4, 4)).strategy, Strategy::kCluster);       // below 384 KB
@@ -975,6 +976,40 @@ TEST(Dispatch, ManyRaggedRowsOfOneOperandTakeClusterSlicesInSharedMemory) {
   Plan plan;
   EXPECT_FALSE(choose_plan(ragged_shape(200003, 4, 4), kAmpere, Strategy::kClusterSmem, &plan));
   EXPECT_FALSE(choose_plan(aligned_shape(524288, 4, 4), kHopper, Strategy::kClusterSmem, &plan));  // 2 MB
+}
+
+// Many 16-bit softmax and log_softmax rows of one operand past block_smem, up to 1 MB, hold their cluster
+// slices in shared memory where memory outpaces the SMs, aligned or not, unless register slices would be
+// full (262144 columns); not other ops, fp32 rows, few rows nor the H100.
+TEST(Dispatch, Many16BitSoftmaxRowsTakeClusterSlicesInSharedMemory) {
+  const auto softmax_row = [](RowShape s) {
+    s.exp_per_element = true;
+    s.map_takes_terms = true;
+    return s;
+  };
+  const Plan bf16 = choose(softmax_row(aligned_shape(200000, 2, 8)));  // 400 KB: 4 slices of 100 KB
+  EXPECT_EQ(bf16.strategy, Strategy::kClusterSmem);
+  EXPECT_EQ(bf16.cluster_size, 4);
+  EXPECT_EQ(bf16.smem_bytes, 25000 / 4 * 16);
+  const Plan fp16 = choose(softmax_row(aligned_shape(168000, 2, 8)));  // 336 KB, below the ragged rows' 384 KB
+  EXPECT_EQ(fp16.strategy, Strategy::kClusterSmem);
+  EXPECT_EQ(fp16.cluster_size, 3);
+  EXPECT_EQ(choose(softmax_row(aligned_shape(400000, 2, 8))).cluster_size, 7);
+  RowShape log_softmax = aligned_shape(300000, 2, 8);
+  log_softmax.exp_per_element = true;
+  EXPECT_EQ(choose(log_softmax).strategy, Strategy::kClusterSmem);
+  EXPECT_EQ(choose(softmax_row(ragged_shape(160001, 2, 8))).strategy, Strategy::kClusterSmem);
+  EXPECT_EQ(choose(softmax_row(aligned_shape(150000, 2, 8))).strategy, Strategy::kBlockSmem);
+  // Full register slices: 16 CTAs of 256 (and 512) threads of 8 packs.
+  EXPECT_EQ(choose(softmax_row(aligned_shape(262144, 2, 8))).strategy, Strategy::kCluster);
+  EXPECT_EQ(choose(softmax_row(aligned_shape(524288, 2, 8))).strategy, Strategy::kCluster);
+  EXPECT_EQ(choose(aligned_shape(200000, 2, 8)).strategy, Strategy::kCluster);               // abs-max ops
+  EXPECT_EQ(choose(softmax_row(aligned_shape(100000, 4, 4))).strategy, Strategy::kCluster);  // fp32
+  RowShape int8_out = softmax_row(aligned_shape(200000, 2, 8));
+  int8_out.narrows_output = true;
+  EXPECT_EQ(choose(int8_out).strategy, Strategy::kCluster);
+  EXPECT_EQ(choose(softmax_row(aligned_shape(200000, 2, 8, 100))).strategy, Strategy::kCluster);  // few rows
+  EXPECT_EQ(choose(softmax_row(aligned_shape(200000, 2, 8)), Strategy::kAuto, kH100).strategy, Strategy::kCluster);
 }
 
 // Register cluster slices of more rows than the clusters held at once take a grid of those clusters on

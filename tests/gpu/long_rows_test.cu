@@ -96,10 +96,10 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // More rows than an H100 or H200 has SMs, each longer than block_smem takes (~400 KB of one operand
-// on chip; gradients of ~400, 512 and ~800 KB): through dispatch, clusters for fp32 and 16-bit rows up
-// to 1 MB (more rows than the GPU holds clusters at once; the ragged one-operand rows' slices in shared
-// memory and the 16-bit gradients' dense slices on an H200), split for doubles. Contiguous and
-// misaligned-strided in-place rows.
+// on chip, 16-bit softmax rows of 336 KB too; gradients of ~400, 512 and ~800 KB): through dispatch,
+// clusters for fp32 and 16-bit rows up to 1 MB (more rows than the GPU holds clusters at once; the ragged
+// one-operand rows' and 16-bit softmax rows' slices in shared memory and the 16-bit gradients' dense
+// slices on an H200), split for doubles. Contiguous and misaligned-strided in-place rows.
 class ManyLongRows : public ::testing::TestWithParam<Dtype> {};
 
 TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {
@@ -118,6 +118,13 @@ TEST_P(ManyLongRows, EveryOpMatchesFloat64Reference) {
       }
       const CaseReport absmax = check_absmax_case<T, T>(rows, cols, Values::kSpecialRows, layout, true, {}, seed);
       EXPECT_TRUE(absmax.ok()) << what << "absmax_scale: " << absmax.summary();
+      // 16-bit softmax rows of whole packs (336 KB): slices in shared memory, clusters of 3 on an H200
+      if constexpr (sizeof(T) == 2) {
+        for (Op op : {Op::kSoftmax, Op::kLogSoftmax}) {
+          const CaseReport r = check_forward_case<T>(op, rows, 168000, Values::kSpecialRows, layout, {}, seed);
+          EXPECT_TRUE(r.ok()) << what << op_name(op) << " cols 168000: " << r.summary();
+        }
+      }
     }
     // y and dy: ~400 and ~800 KB, ragged, and 512 KB of whole packs (clusters; 16-bit ones in dense slices
     // on an H200)

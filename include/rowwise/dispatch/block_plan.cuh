@@ -228,16 +228,21 @@ inline bool plan_cluster(const RowShape& shape, const DeviceInfo& dev, Plan* pla
   return plan_tail_cluster(shape, dev, plan);
 }
 
-// cluster_smem rows: the smallest cluster (2-16 CTAs, a power of two) whose slices leave
-// kClusterSmemCtasPerSm CTAs an SM. H200, 256 MiB, softmax of 200003 columns, % of copy at slices of
-// 200 / 100 / 50 KB: fp32 74.6 / 80.0 / 74.1, bf16 (100 / 50 / 25 KB) 78.8 / 71.2 / 53.9; clusters of 6,
-// 10 or 12 CTAs were not better overall (docs/perf.md "Cluster slices in shared memory for ragged rows").
+// cluster_smem rows: the smallest cluster (2-16 CTAs, any size) whose slices leave kClusterSmemCtasPerSm
+// CTAs an SM: slices of 100-112 KB. H200, 256 MiB, softmax of 200003 columns, % of copy at slices of 200 /
+// 100 / 50 KB: fp32 74.6 / 80.0 / 74.1, bf16 (100 / 50 / 25 KB) 78.8 / 71.2 / 53.9. Clusters of a power of
+// two -> of any size, softmax / log_softmax (/ absmax_scale): bf16 of 160000 columns (4 -> 3 CTAs) +1.9 /
+// -0.2, 300000 (8 -> 6) +2.1 / +0.9, 400000 (8 -> 7) +0.6 / +2.5, 480000 (16 -> 9) 0.0 / +1.0, 262144 (8
+// -> 5) -0.7 / -0.9; ragged rows, two rounds, same job: fp32 of 150001 (8 -> 6) -0.4 / -0.5 / -1.6, 200003
+// (8 -> 7) +1.4 / +1.0 / +1.4, 250001 (16 -> 9) +1.0 / +1.2 / +0.8, bf16 of 300007 (8 -> 6) -0.2 / +0.5 /
+// -1.1, 400009 (8 -> 7) +0.8 / +1.9 / +1.3, 500001 (16 -> 9) -2.1 / -0.7 / +1.4 (docs/perf.md "16-bit
+// softmax rows on cluster slices in shared memory").
 inline constexpr int kClusterSmemCtasPerSm = 2;
 inline bool plan_cluster_smem(const RowShape& shape, const DeviceInfo& dev, Plan* plan) {
   if (dev.cc_major < 9) return false;
   const int64_t pack_bytes = int64_t(shape.pack) * shape.value_bytes;
   const int64_t fits = smem_per_block(dev, kClusterSmemCtasPerSm, kStaticSmemReserve);
-  for (int c = 2; c <= kMaxClusterCtas; c *= 2) {
+  for (int c = 2; c <= kMaxClusterCtas; ++c) {
     const int64_t slice = (shape.max_packs + c - 1) / c * pack_bytes;
     if (slice > fits) continue;
     plan->cluster_size = c;

@@ -119,9 +119,25 @@ inline bool streamed_gradient_row(const RowShape& shape, const DeviceInfo& dev) 
 // (fp32 131072 / 262144 -0.9 to -1.9 at their best cluster size) nor the gradients (-12 to -24: slices of
 // two operands); the H100 was not measured (docs/perf.md "Cluster slices in shared memory for ragged rows").
 inline constexpr int64_t kClusterSmemMinRowBytes = 384 * 1024;
+// So do many 16-bit softmax and log_softmax rows of one operand past block_smem, but those whose register
+// slices every thread fills (rows of 262144 columns). H200, 256 MiB, two rounds, register clusters ->
+// cluster_smem, softmax / log_softmax, % of copy: bf16 of 168000 columns 71.8 / 71.2 -> 80.3 / 79.5, 200000
+// 70.2 / 72.3 -> 77.9 / 76.5, 336000 62.4 / 66.6 -> 75.6 / 75.7, 400000 65.7 / 68.1 -> 73.9 / 75.8, fp16
+// alike (+0.4 to +13.1), 184000-464000 +0.3 to +9 otherwise; but log_softmax of 248000 -0.3 / -0.9 (bf16 /
+// fp16), bf16 of 160000 +2.8 / -0.9 and 480000 -0.9 / -0.7, and of 262144, whose register slices are full,
+// -2.3 / -7.4. fp32 rows lost 5-11 (whole-row register slices that loop), absmax_scale 2-11 (docs/perf.md
+// "16-bit softmax rows on cluster slices in shared memory").
+inline bool full_register_slices(const RowShape& shape, const DeviceInfo& dev) {
+  Plan registers;
+  if (!plan_cluster(shape, dev, &registers)) return false;
+  const int64_t slice = (shape.max_packs + registers.cluster_size - 1) / registers.cluster_size;
+  return slice == int64_t{registers.threads} * registers.packs_per_thread;
+}
 inline bool cluster_smem_row(const RowShape& shape, const DeviceInfo& dev) {
-  return shape.inputs == 1 && !shape.narrows_output && shape.row_value_bytes() >= kClusterSmemMinRowBytes &&
-         memory_outpaces_sms(dev);
+  const bool ragged_row = shape.ragged() && shape.row_value_bytes() >= kClusterSmemMinRowBytes;
+  const bool softmax_16bit_row =
+      shape.elem_bytes() == 2 && shape.exp_per_element && !full_register_slices(shape, dev);
+  return shape.inputs == 1 && !shape.narrows_output && memory_outpaces_sms(dev) && (ragged_row || softmax_16bit_row);
 }
 
 inline constexpr StrategyRule kStrategyRules[] = {
@@ -167,9 +183,10 @@ inline constexpr StrategyRule kStrategyRules[] = {
      "docs/perf.md#dispatch: many gradient rows block_smem would stream a quarter of, over clusters (H200)"},
     {Strategy::kBlockSmem, kUnbounded, false, 1, RowEnds::kAny, kUnbounded, kAnyElement, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: block_smem while the row fits shared memory, or 4/3 of it (the rest streamed)"},
-    {Strategy::kClusterSmem, kManyRowsClusterBytes, false, 1, RowEnds::kRagged, kUnbounded, 4, kAnyValue, 0,
+    {Strategy::kClusterSmem, kManyRowsClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0,
      kClusterSmemRow,
-     "docs/perf.md#dispatch: many ragged rows of one operand of 384 KB-1 MB, cluster slices in shared memory (H200)"},
+     "docs/perf.md#dispatch: many ragged rows of one operand of 384 KB-1 MB, and 16-bit softmax / log_softmax rows "
+     "up to 1 MB, cluster slices in shared memory (H200)"},
     {Strategy::kCluster, kManyRowsTailClusterBytes, false, 1, RowEnds::kAny, kUnbounded, 4, kAnyValue, 0, kAnyRow,
      "docs/perf.md#dispatch: many rows of up to 1 MB over clusters of 16 CTAs (not doubles); up to 2 MB with tail "
      "slices (4-byte elements and gradients, H200)"},
