@@ -123,10 +123,11 @@ inline constexpr int64_t kClusterSmemMinRowBytes = 384 * 1024;
 // slices every thread fills (rows of 262144 columns). H200, 256 MiB, two rounds, register clusters ->
 // cluster_smem, softmax / log_softmax, % of copy: bf16 of 168000 columns 71.8 / 71.2 -> 80.3 / 79.5, 200000
 // 70.2 / 72.3 -> 77.9 / 76.5, 336000 62.4 / 66.6 -> 75.6 / 75.7, 400000 65.7 / 68.1 -> 73.9 / 75.8, fp16
-// alike (+0.4 to +13.1), 184000-464000 +0.3 to +9 otherwise; but log_softmax of 248000 -0.3 / -0.9 (bf16 /
-// fp16), bf16 of 160000 +2.8 / -0.9 and 480000 -0.9 / -0.7, and of 262144, whose register slices are full,
-// -2.3 / -7.4. fp32 rows lost 5-11 (whole-row register slices that loop), absmax_scale 2-11 (docs/perf.md
-// "16-bit softmax rows on cluster slices in shared memory").
+// alike (+0.4 to +13.1), 184000-464000 +0.3 to +4.1 otherwise; but log_softmax of 248000 -0.3 / -0.9 (bf16 /
+// fp16), bf16 of 160000 +2.8 / -0.9 and 480000 -0.9 / -0.7, and rows whose register slices are full lost
+// more: bf16 of 262144 -2.3 / -7.4, bf16 / fp16 of 524288 -1.3 / -5.1 and -0.5 / -4.2. fp32 rows lost 5-11
+// (whole-row register slices that loop), absmax_scale 2-11 (docs/perf.md "16-bit softmax rows on cluster
+// slices in shared memory").
 inline bool full_register_slices(const RowShape& shape, const DeviceInfo& dev) {
   Plan registers;
   if (!plan_cluster(shape, dev, &registers)) return false;
